@@ -1,0 +1,201 @@
+from django.contrib import admin, messages
+
+from memories.models import (
+    ApiKey,
+    CoreMemory,
+    DailyDigest,
+    EmbeddingCache,
+    Entity,
+    EventRule,
+    LifecycleRun,
+    Memory,
+    MemoryEntity,
+    MemoryEvent,
+    MemoryRelation,
+    MemorySource,
+    Status,
+)
+from memories.services.memories import memory_update
+
+
+class MemorySourceInline(admin.TabularInline):
+    model = MemorySource
+    extra = 0
+    raw_id_fields = ("turn",)
+    fields = ("turn", "position")
+
+
+class MemoryEventInline(admin.TabularInline):
+    model = MemoryEvent
+    extra = 0
+    can_delete = False
+    fields = ("created_at", "event_type", "actor", "reason", "before", "after")
+    readonly_fields = fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+def _moderate(request, queryset, status, label):
+    actor = f"admin:{request.user.username}"
+    for memory in queryset:
+        memory_update(memory=memory, actor=actor, event_type="moderate", reason=label, status=status)
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    list_display = (
+        "short_content",
+        "owner",
+        "agent",
+        "category",
+        "status",
+        "importance",
+        "strength",
+        "pinned",
+        "source",
+        "observed_at",
+        "updated_at",
+    )
+    list_filter = ("status", "category", "source", "retention", "pinned", "agent")
+    search_fields = ("content", "subject", "owner__username")
+    raw_id_fields = ("owner", "source_session")
+    readonly_fields = ("id", "content_hash", "created_at", "updated_at", "version", "search_ngrams")
+    exclude = ("embedding",)
+    inlines = [MemorySourceInline, MemoryEventInline]
+    actions = ["approve", "reject", "archive", "restore", "forget"]
+    list_select_related = ("owner",)
+    show_full_result_count = False
+
+    @admin.display(description="content")
+    def short_content(self, obj):
+        return obj.content[:100]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            return super().save_model(request, obj, form, change)
+        changes = {
+            f: form.cleaned_data[f]
+            for f in form.changed_data
+            if f
+            in {
+                "content",
+                "category",
+                "importance",
+                "strength",
+                "confidence",
+                "retention",
+                "expires_at",
+                "status",
+                "pinned",
+                "subject",
+                "predicate",
+                "structured_data",
+            }
+        }
+        if changes:
+            memory_update(memory=Memory.objects.get(pk=obj.pk), actor=f"admin:{request.user.username}", **changes)
+
+    @admin.action(description="Approve (moderation)")
+    def approve(self, request, queryset):
+        _moderate(request, queryset, Status.ACTIVE, "approved")
+        messages.success(request, "Approved.")
+
+    @admin.action(description="Reject (moderation)")
+    def reject(self, request, queryset):
+        _moderate(request, queryset, Status.REJECTED, "rejected")
+
+    @admin.action(description="Archive")
+    def archive(self, request, queryset):
+        _moderate(request, queryset, Status.ARCHIVED, "archived by admin")
+
+    @admin.action(description="Restore")
+    def restore(self, request, queryset):
+        _moderate(request, queryset, Status.ACTIVE, "restored by admin")
+
+    @admin.action(description="Forget")
+    def forget(self, request, queryset):
+        _moderate(request, queryset, Status.FORGOTTEN, "forgotten by admin")
+
+
+@admin.register(MemoryEvent)
+class MemoryEventAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "event_type", "memory", "owner", "actor", "reason")
+    list_filter = ("event_type",)
+    search_fields = ("actor", "reason", "memory__content", "owner__username")
+    raw_id_fields = ("memory", "owner", "session")
+    list_select_related = ("memory", "owner")
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(MemoryRelation)
+class MemoryRelationAdmin(admin.ModelAdmin):
+    list_display = ("source", "type", "target", "weight", "owner", "created_at")
+    list_filter = ("type",)
+    search_fields = ("source__content", "target__content", "owner__username")
+    raw_id_fields = ("source", "target", "owner")
+
+
+@admin.register(Entity)
+class EntityAdmin(admin.ModelAdmin):
+    list_display = ("name", "kind", "owner", "created_at")
+    list_filter = ("kind",)
+    search_fields = ("name", "owner__username")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(MemoryEntity)
+class MemoryEntityAdmin(admin.ModelAdmin):
+    list_display = ("memory", "entity", "owner")
+    search_fields = ("entity__name", "memory__content")
+    raw_id_fields = ("memory", "entity", "owner")
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    list_display = ("prefix", "owner", "name", "created_at", "last_used_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("prefix", "name", "owner__username")
+    readonly_fields = ("prefix", "key_hash", "created_at", "last_used_at")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(CoreMemory)
+class CoreMemoryAdmin(admin.ModelAdmin):
+    list_display = ("owner", "agent", "generated_at", "updated_at")
+    search_fields = ("owner__username", "memory_md", "user_md")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(DailyDigest)
+class DailyDigestAdmin(admin.ModelAdmin):
+    list_display = ("day", "owner", "agent", "summarized_at", "entries_purged_at")
+    list_filter = ("day",)
+    search_fields = ("owner__username", "summary")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(EventRule)
+class EventRuleAdmin(admin.ModelAdmin):
+    list_display = ("name", "event_type", "action", "match", "enabled", "owner")
+    list_filter = ("event_type", "action", "enabled")
+    search_fields = ("name", "event_type")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(LifecycleRun)
+class LifecycleRunAdmin(admin.ModelAdmin):
+    list_display = ("started_at", "owner", "status", "trigger", "duration_ms")
+    list_filter = ("status", "trigger")
+    search_fields = ("owner__username", "error")
+    raw_id_fields = ("owner",)
+
+
+@admin.register(EmbeddingCache)
+class EmbeddingCacheAdmin(admin.ModelAdmin):
+    list_display = ("key", "model", "created_at")
+    list_filter = ("model",)
+    search_fields = ("key",)
+    exclude = ("vector",)

@@ -1,0 +1,22 @@
+from django.utils import timezone
+from rest_framework import authentication, exceptions
+
+from memories.models import ApiKey
+from memories.services.api_keys import api_key_hash
+
+
+class ApiKeyAuthentication(authentication.TokenAuthentication):
+    """`Authorization: Token <key>`; keys are looked up by their SHA-256 digest."""
+
+    def authenticate_credentials(self, key):
+        try:
+            api_key = ApiKey.objects.select_related("owner").get(key_hash=api_key_hash(key), revoked_at__isnull=True)
+        except ApiKey.DoesNotExist:
+            raise exceptions.AuthenticationFailed("Invalid API key.") from None
+        if not api_key.owner.is_active:
+            raise exceptions.AuthenticationFailed("This key's owner is inactive.")
+        # Touch at most once a minute so authentication stays a read on the hot path.
+        now = timezone.now()
+        if api_key.last_used_at is None or (now - api_key.last_used_at).total_seconds() > 60:
+            ApiKey.objects.filter(pk=api_key.pk).update(last_used_at=now)
+        return api_key.owner, api_key

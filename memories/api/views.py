@@ -1,0 +1,171 @@
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.api.serializers import (
+    ContextQuerySerializer,
+    MemoryCreateInputSerializer,
+    MemoryDetailOutputSerializer,
+    MemoryEventOutputSerializer,
+    MemoryOutputSerializer,
+    MemoryUpdateInputSerializer,
+    SearchInputSerializer,
+    SearchOutputSerializer,
+)
+from memories.models import Category, Source, Status
+from memories.selectors.context import context_build
+from memories.selectors.memories import memory_get, memory_history, memory_list
+from memories.selectors.metrics import metrics_get
+from memories.selectors.retrieval import memory_search
+from memories.services.decisions import memory_write
+from memories.services.memories import memory_forget, memory_update
+from memories.services.tools import tool_execute
+from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
+from memory_project.api.fields import request_owner
+from memory_project.exceptions import ServiceError
+from memory_project.pagination import StandardPagination
+
+
+def actor_of(request) -> str:
+    key = request.auth
+    if key is not None and hasattr(key, "prefix"):
+        return f"api:{request.user.username}:{key.prefix}"
+    return f"user:{request.user.username}"
+
+
+class MemoryListFilterSerializer(serializers.Serializer):
+    category = serializers.ChoiceField(choices=Category.choices, required=False)
+    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    source = serializers.ChoiceField(choices=Source.choices, required=False)
+    agent = serializers.CharField(required=False, allow_blank=True, max_length=100)
+    q = serializers.CharField(required=False, max_length=500)
+    ordering = serializers.ChoiceField(
+        choices=[
+            "-updated_at",
+            "updated_at",
+            "-created_at",
+            "created_at",
+            "-strength",
+            "strength",
+            "-importance",
+            "importance",
+            "-observed_at",
+            "observed_at",
+        ],
+        required=False,
+        default="-updated_at",
+    )
+
+
+class MemoryListCreateApi(APIView):
+    @extend_schema(parameters=[MemoryListFilterSerializer], responses=MemoryOutputSerializer(many=True))
+    def get(self, request):
+        filters = MemoryListFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        qs = memory_list(owner=request_owner(request), **filters.validated_data)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(MemoryOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=MemoryCreateInputSerializer,
+        responses={201: MemoryOutputSerializer, 200: MemoryOutputSerializer},
+        description="Stores a memory through the merge decision: a duplicate reinforces the existing memory "
+        "(200 with `action: noop`), a changed value supersedes the old one.",
+    )
+    def post(self, request):
+        serializer = MemoryCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        data.pop("expires_at", None)
+        result = memory_write(
+            owner=request_owner(request), actor=actor_of(request), source=Source.USER_EXPLICIT, **data
+        )
+        body = {**MemoryOutputSerializer(result.memory).data, "action": result.action}
+        if result.previous is not None:
+            body["previous_id"] = str(result.previous.pk)
+        code = status.HTTP_201_CREATED if result.action in ("add", "delete") else status.HTTP_200_OK
+        return Response(body, status=code)
+
+
+class MemoryDetailApi(APIView):
+    @extend_schema(responses=MemoryDetailOutputSerializer)
+    def get(self, request, memory_id):
+        memory = memory_get(owner=request_owner(request), memory_id=memory_id)
+        return Response(MemoryDetailOutputSerializer(memory).data)
+
+    @extend_schema(request=MemoryUpdateInputSerializer, responses=MemoryOutputSerializer)
+    def patch(self, request, memory_id):
+        memory = memory_get(owner=request_owner(request), memory_id=memory_id)
+        serializer = MemoryUpdateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        memory = memory_update(memory=memory, actor=actor_of(request), **serializer.validated_data)
+        return Response(MemoryOutputSerializer(memory).data)
+
+    @extend_schema(
+        responses={204: None},
+        description="Forgets the memory: it never comes back from search, its history is kept.",
+    )
+    def delete(self, request, memory_id):
+        memory = memory_get(owner=request_owner(request), memory_id=memory_id)
+        memory_forget(memory=memory, actor=actor_of(request), reason="deleted through the API")
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MemoryHistoryApi(APIView):
+    @extend_schema(responses=MemoryEventOutputSerializer(many=True))
+    def get(self, request, memory_id):
+        memory = memory_get(owner=request_owner(request), memory_id=memory_id)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(memory_history(memory=memory), request, view=self)
+        return paginator.get_paginated_response(MemoryEventOutputSerializer(page, many=True).data)
+
+
+class SearchApi(APIView):
+    @extend_schema(request=SearchInputSerializer, responses=SearchOutputSerializer)
+    def post(self, request):
+        serializer = SearchInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        return Response(memory_search(owner=request_owner(request), **serializer.validated_data))
+
+
+class ContextApi(APIView):
+    @extend_schema(parameters=[ContextQuerySerializer])
+    def get(self, request):
+        serializer = ContextQuerySerializer(data=request.query_params.dict())
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        data.pop("owner", None)
+        return Response(context_build(owner=request_owner(request), **data))
+
+
+class MetricsApi(APIView):
+    def get(self, request):
+        return Response(metrics_get(owner=request_owner(request)))
+
+
+class ToolListApi(APIView):
+    def get(self, request):
+        return Response({"tools": TOOL_SCHEMAS})
+
+
+class ToolExecuteApi(APIView):
+    @extend_schema(
+        request=dict,
+        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(TOOL_NAMES))],
+        description="Runs one tool; the body is the tool's arguments object as in its schema.",
+    )
+    def post(self, request, name):
+        if name not in TOOL_NAMES:
+            raise ServiceError(
+                f"Unknown tool {name!r}. Known tools: {', '.join(TOOL_NAMES)}.", code="not_found", status_code=404
+            )
+        if not isinstance(request.data, dict):
+            raise ServiceError("The body must be a JSON object with the tool's arguments.")
+        agent = request.query_params.get("agent", "")
+        return Response(
+            tool_execute(
+                owner=request_owner(request), name=name, arguments=request.data, actor=actor_of(request), agent=agent
+            )
+        )

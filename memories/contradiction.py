@@ -1,0 +1,87 @@
+"""Contradiction detection for the plain cases: a negation flip, or a new value for the same
+subject and predicate."""
+
+import re
+
+from memories.text import cjk_ngrams
+
+_NEGATIONS = {
+    "not",
+    "no",
+    "never",
+    "don't",
+    "dont",
+    "doesn't",
+    "doesnt",
+    "isn't",
+    "isnt",
+    "aren't",
+    "arent",
+    "won't",
+    "wont",
+    "can't",
+    "cant",
+    "cannot",
+    "didn't",
+    "didnt",
+    "wasn't",
+    "wasnt",
+    "hate",
+    "hates",
+    "dislike",
+    "dislikes",
+    "stopped",
+    "quit",
+    "anymore",
+    "longer",
+}
+_CJK_NEGATIONS = ("不", "没", "别", "不要", "不再", "讨厌")
+_STOP = {
+    "i",
+    "the",
+    "a",
+    "an",
+    "to",
+    "my",
+    "is",
+    "am",
+    "are",
+    "user",
+    "user's",
+    "and",
+    "of",
+    "for",
+    "in",
+    "on",
+    "it",
+    "do",
+    "does",
+}
+_WORD = re.compile(r"[a-z0-9']+")
+
+
+def _terms(text: str) -> tuple[set[str], int]:
+    lowered = text.lower().replace("’", "'")
+    words = _WORD.findall(lowered)
+    negations = sum(1 for w in words if w in _NEGATIONS) + sum(lowered.count(n) for n in _CJK_NEGATIONS)
+    content = {w for w in words if w not in _NEGATIONS and w not in _STOP}
+    stripped = lowered
+    for n in _CJK_NEGATIONS:
+        stripped = stripped.replace(n, "")
+    content |= set(cjk_ngrams(stripped, for_query=True).split())
+    return content, negations
+
+
+def contradicts(
+    old: str, new: str, old_subject: str = "", new_subject: str = "", old_predicate: str = "", new_predicate: str = ""
+) -> bool:
+    if old_subject and new_subject and old_predicate and new_predicate:
+        same_slot = old_subject.lower() == new_subject.lower() and old_predicate.lower() == new_predicate.lower()
+        if same_slot:
+            return old.strip().lower() != new.strip().lower()
+    old_terms, old_neg = _terms(old)
+    new_terms, new_neg = _terms(new)
+    if not old_terms or not new_terms:
+        return False
+    overlap = len(old_terms & new_terms) / len(old_terms | new_terms)
+    return overlap >= 0.6 and (old_neg % 2) != (new_neg % 2)

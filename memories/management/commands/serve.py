@@ -1,0 +1,65 @@
+import json
+import os
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+from memories.models import ApiKey
+from memories.services.api_keys import api_key_create, api_key_hash
+
+DEMO_USER = "demo"
+
+
+class Command(BaseCommand):
+    help = "Migrate, make sure a demo owner exists, print how to reach the service, and serve it (ASGI)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
+        parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+        parser.add_argument("--no-demo", action="store_true", help="Do not create the demo owner.")
+
+    def handle(self, *args, host, port, no_demo, **options):
+        call_command("migrate", interactive=False, verbosity=0)
+        call_command("collectstatic", interactive=False, verbosity=0)
+        lines = [f"Agent memory service on http://{host}:{port}/"]
+        if not no_demo:
+            password, key = self._demo_credentials()
+            lines += [
+                f"Dashboard login: {DEMO_USER} / {password}  (http://{host}:{port}/admin/)",
+                f"API docs: http://{host}:{port}/api/docs/",
+                f"Demo API key: {key}",
+                f'Try: curl -s -H "Authorization: Token {key}" http://{host}:{port}/api/v1/memories/',
+            ]
+        self.stdout.write("\n".join(lines), self.style.SUCCESS)
+        self.stdout.flush()
+        from daphne.cli import CommandLineInterface
+
+        CommandLineInterface().run(["-b", host, "-p", str(port), "--proxy-headers", "memory_project.asgi:application"])
+
+    def _demo_credentials(self) -> tuple[str, str]:
+        """Credentials kept in the git-ignored data folder, so every start prints the same ones."""
+        path = settings.DATA_DIR / "demo-credentials.json"
+        saved = json.loads(path.read_text()) if path.exists() else {}
+        User = get_user_model()
+        user = User.objects.filter(username=DEMO_USER).first()
+        password = saved.get("password")
+        if user is None or not password or not user.check_password(password):
+            import secrets
+
+            password = secrets.token_urlsafe(12)
+            user = user or User(username=DEMO_USER, email="demo@example.com")
+            user.is_staff = user.is_superuser = True
+            user.set_password(password)
+            user.save()
+        key = saved.get("api_key")
+        if (
+            not key
+            or not ApiKey.objects.filter(key_hash=api_key_hash(key), owner=user, revoked_at__isnull=True).exists()
+        ):
+            _, key = api_key_create(username=DEMO_USER, name="demo (make run)")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"username": DEMO_USER, "password": password, "api_key": key}))
+        path.chmod(0o600)
+        return password, key

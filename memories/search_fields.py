@@ -1,0 +1,14 @@
+"""Full-text columns shared by memories and turns.
+
+The embedded PostgreSQL ships no pg_trgm, so CJK text is indexed as character n-grams computed in
+Python (`memories.text.cjk_ngrams`) and stored beside the content; the generated tsvector combines
+English stemming of the content with those n-grams, and one GIN index serves both.
+"""
+
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+
+
+def search_vector_field(*english_fields: str) -> models.GeneratedField:
+    expression = SearchVector(*english_fields, config="english") + SearchVector("search_ngrams", config="simple")
+    return models.GeneratedField(expression=expression, output_field=SearchVectorField(), db_persist=True)

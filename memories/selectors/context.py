@@ -1,0 +1,111 @@
+"""The progressive-disclosure context block (seed 001, seed 004 implicit recall, seed 003 budget)."""
+
+from django.conf import settings
+
+from memories.models import Memory, Status
+from memories.selectors.retrieval import memory_search
+from memories.text import estimate_tokens
+from memories.tools import TOOLS_DESCRIPTION
+from sessions.models import ConversationTurn, Role
+from sessions.selectors.sessions import scratchpad_get
+
+
+def _pinned(owner, agent: str) -> list[Memory]:
+    cfg = settings.MEMORY_SCORING
+    return list(
+        Memory.objects.filter(owner=owner, agent=agent, status=Status.ACTIVE, strength__gte=cfg["PIN_MIN_STRENGTH"])
+        .exclude(expires_at__lte=_now())
+        .defer("embedding", "search_vector")
+        .order_by("-pinned", "-strength", "-importance", "-updated_at")[: cfg["PIN_MAX"]]
+    )
+
+
+def _now():
+    from django.utils import timezone
+
+    return timezone.now()
+
+
+def _is_first_message(owner, session_id) -> bool:
+    if session_id is None:
+        return True
+    return ConversationTurn.objects.filter(owner=owner, session_id=session_id, role=Role.USER).count() <= 1
+
+
+def context_build(*, owner, query: str = "", agent: str = "", session_id=None, max_tokens: int | None = None) -> dict:
+    budget = max_tokens or int(settings.LLM_CONTEXT_WINDOW * settings.CONTEXT_MEMORY_SHARE)
+    pad = scratchpad_get(owner=owner, agent=agent)
+    pinned = _pinned(owner, agent)
+    recalled = []
+    if query and settings.CONTEXT_IMPLICIT_RECALL and _is_first_message(owner, session_id):
+        pinned_ids = {str(m.pk) for m in pinned}
+        found = memory_search(
+            owner=owner,
+            query=query,
+            top_k=settings.CONTEXT_IMPLICIT_RECALL + len(pinned_ids),
+            scope="memories",
+            include_archived=False,
+            agent=agent,
+        )
+        recalled = [r for r in found["results"] if r["id"] not in pinned_ids][: settings.CONTEXT_IMPLICIT_RECALL]
+
+    sections = [("# Memory tools", [TOOLS_DESCRIPTION])]
+    pad_lines = []
+    if pad.current_focus:
+        pad_lines.append(f"Current focus: {pad.current_focus}")
+    if pad.active_projects:
+        pad_lines.append("Active projects: " + "; ".join(str(p) for p in pad.active_projects))
+    for done in pad.recent_completions[-5:]:
+        pad_lines.append(f"Done: {done.get('task', '')} ({done.get('completed_at', '')[:10]})")
+    if pad_lines:
+        sections.append(("# Scratchpad", pad_lines))
+
+    used = sum(estimate_tokens(h) + sum(estimate_tokens(line) for line in lines) for h, lines in sections)
+    memories_out = []
+    core_lines, recall_lines = [], []
+    for kind, items in (("pinned", pinned), ("recalled", recalled)):
+        for item in items:
+            content = item.content if kind == "pinned" else item["content"]
+            line = f"- {content}"
+            cost = estimate_tokens(line)
+            if used + cost > budget:
+                break
+            used += cost
+            (core_lines if kind == "pinned" else recall_lines).append(line)
+            if kind == "pinned":
+                memories_out.append(
+                    {
+                        "id": str(item.pk),
+                        "content": item.content,
+                        "category": item.category,
+                        "strength": round(item.strength, 4),
+                        "importance": item.importance,
+                        "kind": "pinned",
+                    }
+                )
+            else:
+                memories_out.append(
+                    {
+                        "id": item["id"],
+                        "content": item["content"],
+                        "category": item["metadata"]["category"],
+                        "score": item["score"],
+                        "kind": "recalled",
+                    }
+                )
+    if core_lines:
+        sections.append(("# What you know about the user", core_lines))
+    if recall_lines:
+        sections.append(("# Possibly relevant memories", recall_lines))
+    prompt = "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in sections)
+    return {
+        "system_prompt": prompt,
+        "memories": memories_out,
+        "scratchpad": {
+            "current_focus": pad.current_focus,
+            "active_projects": pad.active_projects,
+            "recent_completions": pad.recent_completions,
+        },
+        "tokens": estimate_tokens(prompt),
+        "budget": budget,
+    }

@@ -1,0 +1,39 @@
+from django.db.models import Q
+from django.shortcuts import get_object_or_404
+
+from memories.models import Memory, MemoryEvent
+
+
+def memory_get(*, owner, memory_id) -> Memory:
+    """The owner's memory or a 404, never a 403 that would confirm it exists."""
+    return get_object_or_404(Memory, pk=memory_id, owner=owner)
+
+
+def memory_list(
+    *,
+    owner,
+    category: str | None = None,
+    status: str | None = None,
+    agent: str | None = None,
+    q: str | None = None,
+    source: str | None = None,
+    ordering: str = "-updated_at",
+):
+    qs = Memory.objects.filter(owner=owner).defer("embedding", "search_vector", "search_ngrams")
+    if category:
+        qs = qs.filter(category=category)
+    if status:
+        qs = qs.filter(status=status)
+    else:
+        qs = qs.exclude(status="forgotten")
+    if agent is not None:
+        qs = qs.filter(agent=agent)
+    if source:
+        qs = qs.filter(source=source)
+    if q:
+        qs = qs.filter(Q(content__icontains=q) | Q(subject__icontains=q))
+    return qs.order_by(ordering, "id")
+
+
+def memory_history(*, memory: Memory):
+    return MemoryEvent.objects.filter(memory=memory, owner_id=memory.owner_id).order_by("created_at", "id")

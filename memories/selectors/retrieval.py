@@ -1,0 +1,285 @@
+"""Hybrid retrieval over memories and turns.
+
+Candidates come from pgvector (HNSW, cosine) and PostgreSQL full-text search, fused by reciprocal
+rank fusion; the fused relevance is then weighted with importance and recency (DESIGN §4):
+score = w_rel × relevance + w_imp × importance + w_rec × recency, with the memory's strength as a
+soft bias so archived memories are still found but rank lower. Forgotten, rejected and expired
+memories never come back.
+"""
+
+import json
+import math
+import time
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+
+from memories import scoring
+from memories.selectors.lexical import tsquery_sql
+from memories.services.access import memory_access_record
+from memories.services.embeddings import embedding_get
+from memories.services.metrics import metric_observe
+
+SCOPES = ("memories", "turns", "all")
+SEARCHABLE_STATUSES = ("active", "archived")
+# A turn has no importance of its own; it sits in the middle of the scale.
+TURN_IMPORTANCE = 0.5
+
+
+@dataclass
+class Candidate:
+    type: str
+    id: str
+    vector_rank: int | None = None
+    lexical_rank: int | None = None
+    similarity: float = 0.0
+    lexical: float = 0.0
+    row: dict = field(default_factory=dict)
+
+
+def _vector_literal(vector: list[float]) -> str:
+    return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
+
+
+def _memory_filters(owner_id, categories, include_archived, agent, since, until) -> tuple[str, list]:
+    statuses = SEARCHABLE_STATUSES if include_archived else ("active",)
+    sql = ["m.owner_id = %s", "m.status = ANY(%s)", "(m.expires_at IS NULL OR m.expires_at > now())"]
+    params: list = [owner_id, list(statuses)]
+    if categories:
+        sql.append("m.category = ANY(%s)")
+        params.append(list(categories))
+    if agent is not None:
+        sql.append("m.agent = %s")
+        params.append(agent)
+    if since is not None:
+        sql.append("m.observed_at >= %s")
+        params.append(since)
+    if until is not None:
+        sql.append("m.observed_at <= %s")
+        params.append(until)
+    return " AND ".join(sql), params
+
+
+def _turn_filters(owner_id, agent, since, until) -> tuple[str, list]:
+    sql = ["t.owner_id = %s"]
+    params: list = [owner_id]
+    if agent is not None:
+        sql.append("s.agent = %s")
+        params.append(agent)
+    if since is not None:
+        sql.append("t.created_at >= %s")
+        params.append(since)
+    if until is not None:
+        sql.append("t.created_at <= %s")
+        params.append(until)
+    return " AND ".join(sql), params
+
+
+MEMORY_COLUMNS = (
+    "m.id, m.content, m.category, m.importance, m.strength, m.status, m.observed_at, m.created_at, "
+    "m.source_session_id, m.agent, m.structured_data"
+)
+TURN_COLUMNS = "t.id, t.content, t.role, t.speaker, t.metadata, t.created_at, t.session_id, t.sequence"
+
+
+JSON_COLUMNS = ("metadata", "structured_data")
+
+
+def _fetch(cursor, sql, params) -> list[dict]:
+    cursor.execute(sql, params)
+    names = [c.name for c in cursor.description]
+    rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+    # Django's PostgreSQL backend hands jsonb to raw cursors as text.
+    for row in rows:
+        for column in JSON_COLUMNS:
+            if isinstance(row.get(column), str):
+                row[column] = json.loads(row[column])
+    return rows
+
+
+def _candidates(cursor, *, kind, where, params, vec, tsq, limit) -> dict[str, Candidate]:
+    if kind == "memory":
+        table, columns, join = "memories_memory m", MEMORY_COLUMNS, ""
+        alias = "m"
+    else:
+        table, columns = "chat_sessions_conversationturn t", TURN_COLUMNS
+        join = " JOIN chat_sessions_chatsession s ON s.id = t.session_id"
+        alias = "t"
+    found: dict[str, Candidate] = {}
+    rows = _fetch(
+        cursor,
+        f"SELECT {columns}, 1 - ({alias}.embedding <=> %s::vector) AS similarity FROM {table}{join} "
+        f"WHERE {where} AND {alias}.embedding IS NOT NULL ORDER BY {alias}.embedding <=> %s::vector LIMIT %s",
+        [vec, *params, vec, limit],
+    )
+    for rank, row in enumerate(rows, 1):
+        key = str(row["id"])
+        found[key] = Candidate(type=kind, id=key, vector_rank=rank, similarity=float(row["similarity"]), row=row)
+    if tsq is not None:
+        tsq_sql, tsq_params = tsq
+        rows = _fetch(
+            cursor,
+            f"SELECT {columns}, ts_rank_cd({alias}.search_vector, q, 1) AS lexical, "
+            f"1 - ({alias}.embedding <=> %s::vector) AS similarity "
+            f"FROM {table}{join}, ({'SELECT ' + tsq_sql + ' AS q'}) query "
+            f"WHERE {where} AND {alias}.search_vector @@ q ORDER BY lexical DESC LIMIT %s",
+            [vec, *tsq_params, *params, limit],
+        )
+        for rank, row in enumerate(rows, 1):
+            key = str(row["id"])
+            cand = found.get(key)
+            if cand is None:
+                cand = found[key] = Candidate(type=kind, id=key, row=row)
+                cand.similarity = float(row["similarity"] or 0.0)
+            cand.lexical_rank = rank
+            cand.lexical = float(row["lexical"])
+    return found
+
+
+def _age_days(when: datetime, now: datetime) -> float:
+    return max(0.0, (now - when).total_seconds() / 86400.0)
+
+
+def _rank(candidates: list[Candidate], *, now: datetime) -> list[dict]:
+    cfg = settings.MEMORY_RETRIEVAL
+    k = cfg["RRF_K"]
+    best_possible = 2.0 / (k + 1)
+    w_rel, w_imp, w_rec = cfg["WEIGHT_RELEVANCE"], cfg["WEIGHT_IMPORTANCE"], cfg["WEIGHT_RECENCY"]
+    ranked = []
+    for cand in candidates:
+        rrf = sum(1.0 / (k + r) for r in (cand.vector_rank, cand.lexical_rank) if r is not None)
+        relevance = rrf / best_possible
+        row = cand.row
+        if cand.type == "memory":
+            importance = float(row["importance"])
+            strength = float(row["strength"])
+            when = row["observed_at"]
+        else:
+            importance, strength, when = TURN_IMPORTANCE, 1.0, row["created_at"]
+        recency = scoring.recency(_age_days(when, now))
+        weighted = w_rel * relevance + w_imp * importance + w_rec * recency
+        # Decay is a soft bias: a faded memory is still found, just lower.
+        score = weighted * (0.5 + 0.5 * strength)
+        ranked.append(
+            {
+                "candidate": cand,
+                "score": score,
+                "scores": {
+                    "relevance": round(relevance, 6),
+                    "rrf": round(rrf, 6),
+                    "similarity": round(cand.similarity, 6),
+                    "lexical": round(cand.lexical, 6),
+                    "vector_rank": cand.vector_rank,
+                    "lexical_rank": cand.lexical_rank,
+                    "importance": round(importance, 6),
+                    "recency": round(recency, 6),
+                    "strength": round(strength, 6),
+                },
+            }
+        )
+    ranked.sort(key=lambda r: (-r["score"], r["candidate"].id))
+    return ranked
+
+
+def _source_turns(cursor, memory_ids: list[str], vec: str) -> dict[str, list[dict]]:
+    if not memory_ids:
+        return {}
+    rows = _fetch(
+        cursor,
+        "SELECT ms.memory_id, t.id, t.metadata, t.session_id, t.created_at FROM memories_memorysource ms "
+        "JOIN chat_sessions_conversationturn t ON t.id = ms.turn_id "
+        "WHERE ms.memory_id = ANY(%s) "
+        "ORDER BY ms.memory_id, (t.embedding <=> %s::vector) NULLS LAST, ms.position",
+        [memory_ids, vec],
+    )
+    out: dict[str, list[dict]] = {}
+    for row in rows:
+        out.setdefault(str(row["memory_id"]), []).append(
+            {"id": str(row["id"]), "metadata": row["metadata"], "session_id": str(row["session_id"])}
+        )
+    return out
+
+
+def memory_search(
+    *,
+    owner,
+    query: str,
+    top_k: int = 10,
+    scope: str = "memories",
+    categories: list[str] | None = None,
+    include_archived: bool = True,
+    agent: str | None = None,
+    since: datetime | None = None,
+    until: datetime | None = None,
+    record_access: bool = True,
+) -> dict:
+    """Rank the owner's memories and/or turns for `query`; returns {results, took_ms}."""
+    started = time.perf_counter()
+    if scope not in SCOPES:
+        raise ValueError(f"scope must be one of {SCOPES}")
+    vec = _vector_literal(embedding_get(text=query))
+    tsq = tsquery_sql(query)
+    limit = max(settings.MEMORY_RETRIEVAL["CANDIDATES"], top_k * 2)
+    now = timezone.now()
+    candidates: list[Candidate] = []
+    with transaction.atomic(), connection.cursor() as cursor:
+        # Iterative scans keep HNSW results complete when the owner filter removes most neighbours.
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.MEMORY_RETRIEVAL["HNSW_EF_SEARCH"]])
+        if scope in ("memories", "all"):
+            where, params = _memory_filters(owner.pk, categories, include_archived, agent, since, until)
+            candidates += _candidates(
+                cursor, kind="memory", where=where, params=params, vec=vec, tsq=tsq, limit=limit
+            ).values()
+        if scope in ("turns", "all") and not categories:
+            where, params = _turn_filters(owner.pk, agent, since, until)
+            candidates += _candidates(
+                cursor, kind="turn", where=where, params=params, vec=vec, tsq=tsq, limit=limit
+            ).values()
+        ranked = _rank(candidates, now=now)[:top_k]
+        memory_ids = [r["candidate"].id for r in ranked if r["candidate"].type == "memory"]
+        provenance = _source_turns(cursor, memory_ids, vec)
+    results = [_result(r, provenance) for r in ranked]
+    if record_access and memory_ids:
+        memory_access_record(memory_ids=memory_ids)
+    took_ms = (time.perf_counter() - started) * 1000
+    metric_observe(name="search_ms", value=took_ms)
+    return {"results": results, "took_ms": round(took_ms, 3)}
+
+
+def _result(ranked: dict, provenance: dict[str, list[dict]]) -> dict:
+    cand: Candidate = ranked["candidate"]
+    row = cand.row
+    score = ranked["score"]
+    if cand.type == "memory":
+        return {
+            "type": "memory",
+            "id": cand.id,
+            "content": row["content"],
+            "score": round(score, 6) if math.isfinite(score) else 0.0,
+            "scores": ranked["scores"],
+            "created_at": row["created_at"],
+            "observed_at": row["observed_at"],
+            "session_id": str(row["source_session_id"]) if row["source_session_id"] else None,
+            "metadata": {"category": row["category"], "status": row["status"], "agent": row["agent"]},
+            "category": row["category"],
+            "status": row["status"],
+            "source_turns": provenance.get(cand.id, []),
+        }
+    return {
+        "type": "turn",
+        "id": cand.id,
+        "content": row["content"],
+        "score": round(score, 6),
+        "scores": ranked["scores"],
+        "created_at": row["created_at"],
+        "session_id": str(row["session_id"]),
+        "metadata": row["metadata"],
+        "role": row["role"],
+        "speaker": row["speaker"],
+        "sequence": row["sequence"],
+        "source_turns": [],
+    }

@@ -1,0 +1,22 @@
+import hashlib
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from memories.models import ApiKey
+
+KEY_PREFIX = "mem_"
+
+
+def api_key_hash(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+@transaction.atomic
+def api_key_create(*, username: str, name: str = "") -> tuple[ApiKey, str]:
+    """Create a key for `username` (creating the user if missing); the raw key is returned once."""
+    user, _ = get_user_model().objects.get_or_create(username=username)
+    raw = KEY_PREFIX + secrets.token_urlsafe(32)
+    key = ApiKey.objects.create(owner=user, name=name, prefix=raw[:12], key_hash=api_key_hash(raw))
+    return key, raw

@@ -1,0 +1,201 @@
+"""The merge decision every write goes through: ADD, UPDATE, DELETE (supersede) or NOOP.
+
+Explicit writes, extraction, imports and "remember …" in a turn all call `memory_write`, so the
+same memory said twice is reinforced instead of duplicated, and a changed value supersedes the old
+one (which is penalised ×0.5 and linked by a `supersedes` relation).
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from memories import scoring
+from memories.contradiction import contradicts
+from memories.models import EventType, Memory, MemoryRelation, RelationType, Source, Status
+from memories.selectors.retrieval import memory_search
+from memories.services.embeddings import embedding_get
+from memories.services.memories import memory_create, memory_forget, memory_reinforce, memory_update
+from memories.text import content_hash, normalize
+from memory_project.events import event_publish
+
+
+@dataclass
+class WriteResult:
+    action: str  # add | update | delete | noop
+    memory: Memory
+    previous: Memory | None = None
+    related: list = field(default_factory=list)
+
+
+def _similar(owner, agent: str, vector: list[float], limit: int = 5) -> list[tuple[Memory, float]]:
+    literal = "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(
+            "SELECT id, 1 - (embedding <=> %s::vector) FROM memories_memory "
+            "WHERE owner_id = %s AND agent = %s AND status IN ('active', 'archived', 'pending_review') "
+            "AND embedding IS NOT NULL ORDER BY embedding <=> %s::vector LIMIT %s",
+            [literal, owner.pk, agent, literal, limit],
+        )
+        rows = cursor.fetchall()
+    by_id = {str(m.pk): m for m in Memory.objects.filter(pk__in=[r[0] for r in rows])}
+    return [(by_id[str(r[0])], float(r[1])) for r in rows if str(r[0]) in by_id]
+
+
+def memory_write(
+    *,
+    owner,
+    content: str,
+    actor: str,
+    category: str = "fact",
+    importance: float | str | None = None,
+    agent: str = "",
+    source: str = Source.AGENT_WRITE,
+    retention: str = "long",
+    subject: str = "",
+    predicate: str = "",
+    structured_data: dict | None = None,
+    confidence: float = 1.0,
+    observed_at: datetime | None = None,
+    source_session=None,
+    source_turns=(),
+    pinned: bool = False,
+    status: str | None = None,
+) -> WriteResult:
+    cfg = settings.MEMORY_DECISION
+    content = normalize(content)
+    vector = embedding_get(text=content)
+    digest = content_hash(content)
+    candidates = _similar(owner, agent, vector)
+    exact = next((m for m, _ in candidates if m.content_hash == digest), None)
+    if exact is None:
+        exact = (
+            Memory.objects.filter(owner=owner, agent=agent, content_hash=digest)
+            .exclude(status__in=[Status.FORGOTTEN, Status.REJECTED])
+            .first()
+        )
+    if exact is not None:
+        return WriteResult(
+            "noop", memory_reinforce(memory=exact, actor=actor, session=source_session, reason="same content")
+        )
+
+    with transaction.atomic():
+        for existing, similarity in candidates:
+            if similarity < cfg["CONTRADICTION_MIN_SIMILARITY"]:
+                continue
+            if contradicts(existing.content, content, existing.subject, subject, existing.predicate, predicate):
+                new = memory_create(
+                    owner=owner,
+                    content=content,
+                    actor=actor,
+                    category=category,
+                    importance=importance,
+                    agent=agent,
+                    source=source,
+                    retention=retention,
+                    subject=subject,
+                    predicate=predicate,
+                    structured_data=structured_data,
+                    confidence=confidence,
+                    observed_at=observed_at,
+                    source_session=source_session,
+                    source_turns=source_turns,
+                    embedding=vector,
+                    pinned=pinned,
+                    status=status,
+                    reason=f"supersedes {existing.pk}",
+                )
+                _supersede(old=existing, new=new, actor=actor, session=source_session)
+                return WriteResult("delete", new, previous=existing)
+        best = candidates[0] if candidates else None
+        if best and best[1] >= cfg["DUPLICATE_SIMILARITY"]:
+            return WriteResult(
+                "noop", memory_reinforce(memory=best[0], actor=actor, session=source_session, reason="near duplicate")
+            )
+        if best and best[1] >= cfg["UPDATE_SIMILARITY"] and best[0].category == category:
+            existing = best[0]
+            merged_importance = max(existing.importance, scoring.importance_value(importance))
+            updated = memory_update(
+                memory=existing,
+                actor=actor,
+                event_type=EventType.MERGE,
+                reason="refined by a closer statement",
+                session=source_session,
+                content=content if len(content) >= len(existing.content) else existing.content,
+                importance=merged_importance,
+                strength=scoring.reinforce(existing.strength),
+            )
+            if source_turns:
+                from memories.models import MemorySource
+
+                start = updated.sources.count()
+                MemorySource.objects.bulk_create(
+                    [
+                        MemorySource(owner_id=owner.pk, memory=updated, turn=t, position=start + i)
+                        for i, t in enumerate(source_turns)
+                    ],
+                    ignore_conflicts=True,
+                )
+            return WriteResult("update", updated, previous=existing)
+        new = memory_create(
+            owner=owner,
+            content=content,
+            actor=actor,
+            category=category,
+            importance=importance,
+            agent=agent,
+            source=source,
+            retention=retention,
+            subject=subject,
+            predicate=predicate,
+            structured_data=structured_data,
+            confidence=confidence,
+            observed_at=observed_at,
+            source_session=source_session,
+            source_turns=source_turns,
+            embedding=vector,
+            pinned=pinned,
+            status=status,
+        )
+        related = [m for m, s in candidates if s >= cfg["RELATED_SIMILARITY"]]
+        for other in related[:3]:
+            MemoryRelation.objects.get_or_create(
+                owner_id=owner.pk, source=new, target=other, type=RelationType.RELATED, defaults={"weight": 0.5}
+            )
+        return WriteResult("add", new, related=related)
+
+
+def _supersede(*, old: Memory, new: Memory, actor: str, session=None) -> None:
+    penalised = scoring.contradict(old.strength)
+    status = scoring.status_for_strength(penalised, retention=old.retention, current=old.status)
+    memory_update(
+        memory=old,
+        actor=actor,
+        event_type=EventType.SUPERSEDE,
+        reason=f"superseded by {new.pk}",
+        session=session,
+        strength=penalised,
+        status=status,
+        pinned=False,
+    )
+    MemoryRelation.objects.get_or_create(owner_id=new.owner_id, source=new, target=old, type=RelationType.SUPERSEDES)
+    MemoryRelation.objects.get_or_create(owner_id=new.owner_id, source=new, target=old, type=RelationType.CONTRADICTS)
+    event_publish(
+        owner_id=new.owner_id,
+        type="memory.contradiction",
+        data={"new": {"id": str(new.pk), "content": new.content}, "old": {"id": str(old.pk), "content": old.content}},
+    )
+
+
+def memory_forget_matching(*, owner, query: str, actor: str, agent: str | None = None) -> Memory | None:
+    """Forget the best match for `query` ("forget …", memory_forget); None when nothing matches well."""
+    found = memory_search(owner=owner, query=query, top_k=1, scope="memories", agent=agent, record_access=False)
+    if not found["results"]:
+        return None
+    best = found["results"][0]
+    if best["scores"]["relevance"] < settings.MEMORY_DECISION["FORGET_MIN_RELEVANCE"]:
+        return None
+    memory = Memory.objects.get(pk=best["id"], owner=owner)
+    return memory_forget(memory=memory, actor=actor, reason=f"forget request: {query[:200]}")

@@ -1,0 +1,232 @@
+"""Writes to memories. Every change records a MemoryEvent with before/after and actor."""
+
+from collections.abc import Iterable
+from datetime import datetime
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from memories import scoring
+from memories.models import Category, EventType, Memory, MemoryEvent, MemorySource, Retention, Source, Status
+from memories.moderation import looks_like_instruction
+from memories.services.embeddings import embedding_get
+from memories.text import cjk_ngrams, content_hash, normalize
+from memory_project.events import event_publish
+
+SNAPSHOT_FIELDS = (
+    "content",
+    "category",
+    "subject",
+    "predicate",
+    "structured_data",
+    "importance",
+    "strength",
+    "confidence",
+    "retention",
+    "expires_at",
+    "status",
+    "pinned",
+    "agent",
+)
+EDITABLE_FIELDS = frozenset(SNAPSHOT_FIELDS) - {"agent"}
+
+
+def memory_snapshot(memory: Memory) -> dict[str, Any]:
+    data = {}
+    for field in SNAPSHOT_FIELDS:
+        value = getattr(memory, field)
+        data[field] = value.isoformat() if isinstance(value, datetime) else value
+    return data
+
+
+def memory_event_record(
+    *,
+    memory: Memory,
+    event_type: str,
+    actor: str,
+    before: dict | None = None,
+    after: dict | None = None,
+    reason: str = "",
+    session=None,
+) -> MemoryEvent:
+    return MemoryEvent.objects.create(
+        owner_id=memory.owner_id,
+        memory=memory,
+        event_type=event_type,
+        before=before,
+        after=after,
+        actor=actor,
+        reason=reason[:500],
+        session=session,
+    )
+
+
+def _changed_payload(memory: Memory, event_type: str) -> dict:
+    return {
+        "action": event_type,
+        "memory": {
+            "id": str(memory.id),
+            "content": memory.content,
+            "category": memory.category,
+            "status": memory.status,
+            "strength": round(memory.strength, 4),
+        },
+    }
+
+
+@transaction.atomic
+def memory_create(
+    *,
+    owner,
+    content: str,
+    actor: str,
+    category: str = Category.FACT,
+    importance: float | str | None = None,
+    agent: str = "",
+    source: str = Source.AGENT_WRITE,
+    retention: str = Retention.LONG,
+    subject: str = "",
+    predicate: str = "",
+    structured_data: dict | None = None,
+    confidence: float = 1.0,
+    pinned: bool = False,
+    status: str | None = None,
+    strength: float | None = None,
+    observed_at: datetime | None = None,
+    expires_at: datetime | None = None,
+    source_session=None,
+    source_turns: Iterable = (),
+    embedding: list[float] | None = None,
+    event_type: str = EventType.ADD,
+    reason: str = "",
+) -> Memory:
+    content = normalize(content)
+    importance_value = scoring.importance_value(importance)
+    observed = observed_at or timezone.now()
+    if status is None:
+        status = Status.PENDING_REVIEW if looks_like_instruction(content) else Status.ACTIVE
+    review_reason = "instruction-like content" if status == Status.PENDING_REVIEW else ""
+    initial = scoring.initial_strength(importance_value) if strength is None else strength
+    memory = Memory(
+        owner=owner,
+        agent=agent,
+        content=content,
+        content_hash=content_hash(content),
+        category=category,
+        subject=subject,
+        predicate=predicate,
+        structured_data=structured_data or {},
+        embedding=embedding if embedding is not None else embedding_get(text=content),
+        search_ngrams=cjk_ngrams(f"{subject} {content}"),
+        importance=importance_value,
+        strength=initial,
+        base_strength=initial,
+        confidence=confidence,
+        retention=retention,
+        expires_at=expires_at or scoring.expires_at_for(retention, observed),
+        status=status,
+        pinned=pinned and status == Status.ACTIVE,
+        review_reason=review_reason,
+        source=source,
+        source_session=source_session,
+        observed_at=observed,
+        last_reinforced_at=observed,
+    )
+    memory.save(force_insert=True)
+    turns = list(source_turns)
+    if turns:
+        MemorySource.objects.bulk_create(
+            [MemorySource(owner_id=owner.pk, memory=memory, turn=t, position=i) for i, t in enumerate(turns)],
+            ignore_conflicts=True,
+        )
+    memory_event_record(
+        memory=memory,
+        event_type=event_type,
+        actor=actor,
+        after=memory_snapshot(memory),
+        reason=reason,
+        session=source_session,
+    )
+    event_publish(owner_id=owner.pk, type="memory.changed", data=_changed_payload(memory, "added"))
+    return memory
+
+
+@transaction.atomic
+def memory_update(
+    *,
+    memory: Memory,
+    actor: str,
+    event_type: str = EventType.UPDATE,
+    reason: str = "",
+    session=None,
+    **changes: Any,
+) -> Memory:
+    """Apply `changes` (editable fields only), re-embedding when the content changes."""
+    unknown = set(changes) - EDITABLE_FIELDS
+    if unknown:
+        raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
+    memory = Memory.objects.select_for_update().get(pk=memory.pk)
+    before = memory_snapshot(memory)
+    if "content" in changes:
+        changes["content"] = normalize(changes["content"])
+    if "importance" in changes:
+        changes["importance"] = scoring.importance_value(changes["importance"])
+    if "retention" in changes and "expires_at" not in changes:
+        changes["expires_at"] = scoring.expires_at_for(changes["retention"], memory.observed_at)
+    for field, value in changes.items():
+        setattr(memory, field, value)
+    if "strength" in changes:
+        memory.base_strength = memory.strength
+        memory.last_reinforced_at = timezone.now()
+    if "content" in changes and changes["content"] != before["content"]:
+        memory.content_hash = content_hash(memory.content)
+        memory.embedding = embedding_get(text=memory.content)
+    if {"content", "subject"} & set(changes):
+        memory.search_ngrams = cjk_ngrams(f"{memory.subject} {memory.content}")
+    if memory.status != Status.ACTIVE:
+        memory.pinned = False
+    after = memory_snapshot(memory)
+    if after == before:
+        return memory
+    memory.version += 1
+    memory.save()
+    memory_event_record(
+        memory=memory, event_type=event_type, actor=actor, before=before, after=after, reason=reason, session=session
+    )
+    event_publish(owner_id=memory.owner_id, type="memory.changed", data=_changed_payload(memory, event_type))
+    return memory
+
+
+def memory_forget(*, memory: Memory, actor: str, reason: str = "") -> Memory:
+    """Forgetting keeps the row and its history (nothing is lost) but search never returns it again."""
+    return memory_update(
+        memory=memory, actor=actor, event_type=EventType.FORGET, reason=reason, status=Status.FORGOTTEN
+    )
+
+
+def memory_restore(*, memory: Memory, actor: str) -> Memory:
+    return memory_update(memory=memory, actor=actor, event_type=EventType.RESTORE, status=Status.ACTIVE)
+
+
+@transaction.atomic
+def memory_reinforce(*, memory: Memory, actor: str, session=None, reason: str = "") -> Memory:
+    memory = Memory.objects.select_for_update().get(pk=memory.pk)
+    before = memory_snapshot(memory)
+    memory.strength = scoring.reinforce(memory.strength)
+    memory.base_strength = memory.strength
+    memory.hit_count += 1
+    memory.last_reinforced_at = timezone.now()
+    if memory.status == Status.ARCHIVED:
+        memory.status = Status.ACTIVE
+    memory.save()
+    memory_event_record(
+        memory=memory,
+        event_type=EventType.REINFORCE,
+        actor=actor,
+        before=before,
+        after=memory_snapshot(memory),
+        reason=reason,
+        session=session,
+    )
+    return memory

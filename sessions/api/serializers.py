@@ -1,0 +1,102 @@
+from django.conf import settings
+from rest_framework import serializers
+
+from memory_project.api.fields import CleanCharField, ContentField, StrictJSONObjectField, StrictSerializer
+from sessions.models import Channel, ChatSession, ConversationTurn, Episode, Role, Scratchpad
+
+
+class SessionInputSerializer(StrictSerializer):
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    channel = serializers.ChoiceField(choices=Channel.choices, required=False, default=Channel.API)
+    external_id = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
+    title = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class SessionOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = ChatSession
+        fields = [
+            "id",
+            "agent",
+            "channel",
+            "external_id",
+            "title",
+            "status",
+            "started_at",
+            "ended_at",
+            "last_activity_at",
+            "turn_count",
+            "rolling_summary",
+            "consolidated",
+            "consolidated_at",
+            "memories_extracted",
+        ]
+
+
+class TurnInputSerializer(StrictSerializer):
+    role = serializers.ChoiceField(choices=Role.choices)
+    content = ContentField()
+    speaker = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    created_at = serializers.DateTimeField(required=False)
+    metadata = StrictJSONObjectField(required=False, default=dict)
+    tool_name = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    tool_calls = serializers.JSONField(required=False, allow_null=True, default=None)
+    tool_error = CleanCharField(max_length=settings.MAX_CONTENT_CHARS, required=False, allow_blank=True, default="")
+
+
+class BulkTurnInputSerializer(StrictSerializer):
+    turns = TurnInputSerializer(many=True, allow_empty=False, max_length=settings.MAX_BULK_TURNS)
+
+
+class TurnOutputSerializer(serializers.ModelSerializer):
+    session_id = serializers.UUIDField(read_only=True)
+
+    class Meta:
+        model = ConversationTurn
+        fields = [
+            "id",
+            "session_id",
+            "sequence",
+            "role",
+            "speaker",
+            "content",
+            "tool_name",
+            "tool_calls",
+            "tool_error",
+            "token_count",
+            "metadata",
+            "created_at",
+        ]
+
+
+class EpisodeOutputSerializer(serializers.ModelSerializer):
+    session_id = serializers.UUIDField(read_only=True)
+
+    class Meta:
+        model = Episode
+        fields = [
+            "id",
+            "session_id",
+            "agent",
+            "summary",
+            "goal",
+            "outcome",
+            "entities",
+            "tools_used",
+            "started_at",
+            "ended_at",
+            "created_at",
+        ]
+
+
+class ScratchpadSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Scratchpad
+        fields = ["agent", "current_focus", "active_projects", "recent_completions", "updated_at"]
+
+
+class ScratchpadInputSerializer(StrictSerializer):
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    current_focus = CleanCharField(max_length=2000, required=False, allow_blank=True)
+    active_projects = serializers.ListField(child=CleanCharField(max_length=500), required=False, max_length=50)
+    recent_completions = serializers.ListField(child=serializers.DictField(), required=False, max_length=5)

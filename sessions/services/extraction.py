@@ -1,0 +1,1 @@
+"""Processing of ExtractionJobs (filled in by the engine)."""

@@ -1,0 +1,49 @@
+import pytest
+from rest_framework.test import APIClient
+
+from memories.services.embeddings import embedding_cache_clear_local
+from tests.factories import UserFactory, api_key_for
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(settings):
+    """Tests embed with the deterministic hashing provider unless they ask for the local model."""
+    settings.EMBEDDING_PROVIDER = "hashing"
+    embedding_cache_clear_local()
+    yield
+    embedding_cache_clear_local()
+
+
+@pytest.fixture
+def local_embedder(settings):
+    """The real offline model (all-MiniLM-L6-v2), for tests about meaning rather than words."""
+    settings.EMBEDDING_PROVIDER = "local"
+    embedding_cache_clear_local()
+    yield
+    embedding_cache_clear_local()
+
+
+@pytest.fixture
+def user(db):
+    return UserFactory(username="alice")
+
+
+@pytest.fixture
+def other_user(db):
+    return UserFactory(username="bob")
+
+
+def client_for(user) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {api_key_for(user)}")
+    return client
+
+
+@pytest.fixture
+def api(user):
+    return client_for(user)
+
+
+@pytest.fixture
+def other_api(other_user):
+    return client_for(other_user)
