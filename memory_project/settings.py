@@ -203,8 +203,14 @@ MEMORY_RETRIEVAL = {
     "WEIGHT_IMPORTANCE": env_float("RETRIEVAL_WEIGHT_IMPORTANCE", 0.25, minimum=0),
     "WEIGHT_RECENCY": env_float("RETRIEVAL_WEIGHT_RECENCY", 0.15, minimum=0),
     "RECENCY_HALF_LIFE_DAYS": env_float("RETRIEVAL_RECENCY_HALF_LIFE_DAYS", 30, minimum=0.01),
+    "FUSION": env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf")),
+    "LEXICAL_WEIGHT": env_float("RETRIEVAL_LEXICAL_WEIGHT", 0.3, minimum=0, maximum=1),
     "RRF_K": env_int("RETRIEVAL_RRF_K", 60, minimum=1),
-    "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 100, minimum=10),
+    "SPEAKER_BOOST": env_float("RETRIEVAL_SPEAKER_BOOST", 0.1, minimum=0),
+    "WHEN_BOOST": env_float("RETRIEVAL_WHEN_BOOST", 0.1, minimum=0),
+    "TIME_WINDOW_BOOST": env_float("RETRIEVAL_TIME_WINDOW_BOOST", 0.2, minimum=0),
+    "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
+    "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 200, minimum=10),
     "HNSW_EF_SEARCH": env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10),
 }
 MEMORY_OWNER_CAP = env_int("MEMORY_OWNER_CAP", 10_000, minimum=1)
@@ -215,6 +221,8 @@ CONSOLIDATION_MIN_TURNS = env_int("CONSOLIDATION_MIN_TURNS", 3, minimum=1)
 # ---------------------------------------------------------------------------------------------
 # Background work and live events
 # ---------------------------------------------------------------------------------------------
+from celery.schedules import crontab  # noqa: E402  (kept in this section: it serves only the schedule)
+
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
@@ -223,8 +231,38 @@ CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis hands an unacknowledged message to another worker after this long, so it must outlast the
+# longest task; a duplicate delivery is harmless (jobs are claimed in the database) but wasteful.
+CELERY_VISIBILITY_TIMEOUT_SECONDS = env_int("CELERY_VISIBILITY_TIMEOUT_SECONDS", 3600, minimum=1)
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEOUT_SECONDS}
+# A request whose broker is down gives up publishing quickly: its job row is already committed and
+# the sweeper sends it once the broker is back.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0, minimum=0.1)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
+
+# Periodic work. Jobs are re-sent when pending or failed for this long, or running under a claim
+# this old whose worker is gone (its advisory lock was released with its connection).
+EXTRACTION_SWEEP_AFTER_SECONDS = env_int("EXTRACTION_SWEEP_AFTER_SECONDS", 60, minimum=1)
+SESSION_IDLE_TIMEOUT_MINUTES = env_float("SESSION_IDLE_TIMEOUT_MINUTES", 30, minimum=0.01)
+PERIODIC_SWEEP_SECONDS = env_float("PERIODIC_SWEEP_SECONDS", 60, minimum=0.5)
+LIFECYCLE_NIGHTLY_HOUR = env_int("LIFECYCLE_NIGHTLY_HOUR", 3, minimum=0, maximum=23)
+LIFECYCLE_NIGHTLY_MINUTE = env_int("LIFECYCLE_NIGHTLY_MINUTE", 0, minimum=0, maximum=59)
+# Defined here rather than seeded as PeriodicTask rows: the embedded runner (`serve` without Redis)
+# reads the same entries, and beat's DatabaseScheduler copies them into the admin on start, where
+# an entry can still be disabled (its `enabled` flag is left alone on the next start).
+CELERY_BEAT_SCHEDULE = {
+    "extraction-jobs-sweep": {"task": "sessions.tasks.extraction_jobs_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
+    "sessions-idle-end": {"task": "sessions.tasks.sessions_idle_end", "schedule": PERIODIC_SWEEP_SECONDS},
+    "lifecycle-nightly": {
+        "task": "memories.tasks.lifecycle_nightly",
+        "schedule": crontab(hour=LIFECYCLE_NIGHTLY_HOUR, minute=LIFECYCLE_NIGHTLY_MINUTE),
+    },
+}
+# Event rules are looked up for every event; which event types have any is cached this long.
+EVENT_RULES_CACHE_SECONDS = env_float("EVENT_RULES_CACHE_SECONDS", 5.0, minimum=0)
 
 if REDIS_URL:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
@@ -262,3 +300,10 @@ MEMORY_DECISION = {
 LLM_CONTEXT_WINDOW = env_int("LLM_CONTEXT_WINDOW", 128_000, minimum=1000)
 CONTEXT_MEMORY_SHARE = env_float("CONTEXT_MEMORY_SHARE", 0.15, minimum=0.01, maximum=1)
 CONTEXT_IMPLICIT_RECALL = env_int("CONTEXT_IMPLICIT_RECALL", 3, minimum=0, maximum=20)
+
+# Extraction and short-term memory (seed 003 §4): a session past these limits compacts its older
+# half into the rolling summary.
+EXTRACTION_WINDOW_TOKENS = env_int("EXTRACTION_WINDOW_TOKENS", 6000, minimum=200)
+SESSION_MAX_MESSAGES = env_int("SESSION_MAX_MESSAGES", 200, minimum=4)
+SESSION_SHORT_TERM_TOKENS = env_int("SESSION_SHORT_TERM_TOKENS", 8000, minimum=200)
+SESSION_SUMMARY_TOKENS = env_int("SESSION_SUMMARY_TOKENS", 400, minimum=50)

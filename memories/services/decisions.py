@@ -13,7 +13,7 @@ from django.db import connection, transaction
 
 from memories import scoring
 from memories.contradiction import contradicts
-from memories.models import EventType, Memory, MemoryRelation, RelationType, Source, Status
+from memories.models import EventType, Memory, MemoryRelation, MemorySource, RelationType, Source, Status
 from memories.selectors.retrieval import memory_search
 from memories.services.embeddings import embedding_get
 from memories.services.memories import memory_create, memory_forget, memory_reinforce, memory_update
@@ -44,6 +44,31 @@ def _similar(owner, agent: str, vector: list[float], limit: int = 5) -> list[tup
     return [(by_id[str(r[0])], float(r[1])) for r in rows if str(r[0]) in by_id]
 
 
+def _link_sources(memory: Memory, source_turns: list) -> None:
+    if not source_turns:
+        return
+    start = memory.sources.count()
+    MemorySource.objects.bulk_create(
+        [
+            MemorySource(owner_id=memory.owner_id, memory=memory, turn=t, position=start + i)
+            for i, t in enumerate(source_turns)
+        ],
+        ignore_conflicts=True,
+    )
+
+
+def _noop(existing: Memory, *, actor: str, session, source_turns: list, reason: str) -> WriteResult:
+    """Saying it again reinforces it; re-reading the same turns (a repeated or overlapping
+    extraction) must not, or replays would inflate strength."""
+    turn_ids = [t.pk for t in source_turns]
+    if turn_ids and existing.sources.filter(turn_id__in=turn_ids).exists():
+        return WriteResult("noop", existing)
+    memory = memory_reinforce(memory=existing, actor=actor, session=session, reason=reason)
+    _link_sources(memory, source_turns)
+    return WriteResult("noop", memory)
+
+
+@transaction.atomic
 def memory_write(
     *,
     owner,
@@ -59,6 +84,7 @@ def memory_write(
     structured_data: dict | None = None,
     confidence: float = 1.0,
     observed_at: datetime | None = None,
+    expires_at: datetime | None = None,
     source_session=None,
     source_turns=(),
     pinned: bool = False,
@@ -66,6 +92,7 @@ def memory_write(
 ) -> WriteResult:
     cfg = settings.MEMORY_DECISION
     content = normalize(content)
+    source_turns = list(source_turns)
     vector = embedding_get(text=content)
     digest = content_hash(content)
     candidates = _similar(owner, agent, vector)
@@ -77,94 +104,57 @@ def memory_write(
             .first()
         )
     if exact is not None:
-        return WriteResult(
-            "noop", memory_reinforce(memory=exact, actor=actor, session=source_session, reason="same content")
-        )
+        return _noop(exact, actor=actor, session=source_session, source_turns=source_turns, reason="same content")
 
-    with transaction.atomic():
-        for existing, similarity in candidates:
-            if similarity < cfg["CONTRADICTION_MIN_SIMILARITY"]:
-                continue
-            if contradicts(existing.content, content, existing.subject, subject, existing.predicate, predicate):
-                new = memory_create(
-                    owner=owner,
-                    content=content,
-                    actor=actor,
-                    category=category,
-                    importance=importance,
-                    agent=agent,
-                    source=source,
-                    retention=retention,
-                    subject=subject,
-                    predicate=predicate,
-                    structured_data=structured_data,
-                    confidence=confidence,
-                    observed_at=observed_at,
-                    source_session=source_session,
-                    source_turns=source_turns,
-                    embedding=vector,
-                    pinned=pinned,
-                    status=status,
-                    reason=f"supersedes {existing.pk}",
-                )
-                _supersede(old=existing, new=new, actor=actor, session=source_session)
-                return WriteResult("delete", new, previous=existing)
-        best = candidates[0] if candidates else None
-        if best and best[1] >= cfg["DUPLICATE_SIMILARITY"]:
-            return WriteResult(
-                "noop", memory_reinforce(memory=best[0], actor=actor, session=source_session, reason="near duplicate")
-            )
-        if best and best[1] >= cfg["UPDATE_SIMILARITY"] and best[0].category == category:
-            existing = best[0]
-            merged_importance = max(existing.importance, scoring.importance_value(importance))
-            updated = memory_update(
-                memory=existing,
-                actor=actor,
-                event_type=EventType.MERGE,
-                reason="refined by a closer statement",
-                session=source_session,
-                content=content if len(content) >= len(existing.content) else existing.content,
-                importance=merged_importance,
-                strength=scoring.reinforce(existing.strength),
-            )
-            if source_turns:
-                from memories.models import MemorySource
-
-                start = updated.sources.count()
-                MemorySource.objects.bulk_create(
-                    [
-                        MemorySource(owner_id=owner.pk, memory=updated, turn=t, position=start + i)
-                        for i, t in enumerate(source_turns)
-                    ],
-                    ignore_conflicts=True,
-                )
-            return WriteResult("update", updated, previous=existing)
-        new = memory_create(
-            owner=owner,
-            content=content,
-            actor=actor,
-            category=category,
-            importance=importance,
-            agent=agent,
-            source=source,
-            retention=retention,
-            subject=subject,
-            predicate=predicate,
-            structured_data=structured_data,
-            confidence=confidence,
-            observed_at=observed_at,
-            source_session=source_session,
-            source_turns=source_turns,
-            embedding=vector,
-            pinned=pinned,
-            status=status,
-        )
-        related = [m for m, s in candidates if s >= cfg["RELATED_SIMILARITY"]]
-        for other in related[:3]:
+    fields = dict(
+        owner=owner, content=content, actor=actor, category=category, importance=importance, agent=agent,
+        source=source, retention=retention, subject=subject, predicate=predicate, structured_data=structured_data,
+        confidence=confidence, observed_at=observed_at, expires_at=expires_at, source_session=source_session,
+        source_turns=source_turns, embedding=vector, pinned=pinned,
+    )  # fmt: skip
+    for existing, similarity in candidates:
+        if similarity < cfg["CONTRADICTION_MIN_SIMILARITY"] or existing.status == Status.PENDING_REVIEW:
+            continue
+        if not contradicts(existing.content, content, existing.subject, subject, existing.predicate, predicate):
+            continue
+        if existing.pinned:
+            # A person pinned the old memory: the contradiction waits for review instead of winning.
+            review = f"contradicts pinned memory {existing.pk}"
+            new = memory_create(**fields, status=Status.PENDING_REVIEW, reason=review)
+            Memory.objects.filter(pk=new.pk).update(review_reason=review[:200])
+            new.review_reason = review[:200]
             MemoryRelation.objects.get_or_create(
-                owner_id=owner.pk, source=new, target=other, type=RelationType.RELATED, defaults={"weight": 0.5}
+                owner_id=owner.pk, source=new, target=existing, type=RelationType.CONTRADICTS
             )
-        return WriteResult("add", new, related=related)
+            return WriteResult("add", new, related=[existing])
+        new = memory_create(**fields, status=status, reason=f"supersedes {existing.pk}")
+        _supersede(old=existing, new=new, actor=actor, session=source_session)
+        return WriteResult("delete", new, previous=existing)
+
+    best = candidates[0] if candidates else None
+    if best and best[1] >= cfg["DUPLICATE_SIMILARITY"]:
+        return _noop(best[0], actor=actor, session=source_session, source_turns=source_turns, reason="near duplicate")
+    if best and best[1] >= cfg["UPDATE_SIMILARITY"] and best[0].category == category:
+        existing = best[0]
+        updated = memory_update(
+            memory=existing,
+            actor=actor,
+            event_type=EventType.MERGE,
+            reason="refined by a closer statement",
+            session=source_session,
+            content=content if len(content) >= len(existing.content) else existing.content,
+            importance=max(existing.importance, scoring.importance_value(importance)),
+            strength=scoring.reinforce(existing.strength),
+        )
+        _link_sources(updated, source_turns)
+        return WriteResult("update", updated, previous=existing)
+    new = memory_create(**fields, status=status)
+    related = [m for m, s in candidates if s >= cfg["RELATED_SIMILARITY"]]
+    for other in related[:3]:
+        MemoryRelation.objects.get_or_create(
+            owner_id=owner.pk, source=new, target=other, type=RelationType.RELATED, defaults={"weight": 0.5}
+        )
+    return WriteResult("add", new, related=related)
 
 
 def _supersede(*, old: Memory, new: Memory, actor: str, session=None) -> None:

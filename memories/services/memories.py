@@ -149,6 +149,18 @@ def memory_create(
         session=source_session,
     )
     event_publish(owner_id=owner.pk, type="memory.changed", data=_changed_payload(memory, "added"))
+    if memory.importance >= scoring.importance_value("high"):  # seed 003 §11.2
+        event_publish(
+            owner_id=owner.pk,
+            type="memory.write.important",
+            data={
+                "memory_id": str(memory.id),
+                "content": memory.content,
+                "category": memory.category,
+                "importance": memory.importance,
+                "status": memory.status,
+            },
+        )
     return memory
 
 

@@ -1,7 +1,14 @@
 from django.conf import settings
+from django.utils import timezone
 from rest_framework import serializers
 
-from memory_project.api.fields import CleanCharField, ContentField, StrictJSONObjectField, StrictSerializer
+from memory_project.api.fields import (
+    CleanCharField,
+    ContentField,
+    StrictJSONField,
+    StrictJSONObjectField,
+    StrictSerializer,
+)
 from sessions.models import Channel, ChatSession, ConversationTurn, Episode, Role, Scratchpad
 
 
@@ -10,6 +17,18 @@ class SessionInputSerializer(StrictSerializer):
     channel = serializers.ChoiceField(choices=Channel.choices, required=False, default=Channel.API)
     external_id = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
     title = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class SessionListFilterSerializer(serializers.Serializer):
+    """Query-string filters of the session list; a bad value is a 400, not an empty page or a 500."""
+
+    status = serializers.ChoiceField(choices=ChatSession.SessionStatus.choices, required=False)
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True)
+    channel = serializers.ChoiceField(choices=Channel.choices, required=False)
+
+
+class AgentFilterSerializer(serializers.Serializer):
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True)
 
 
 class SessionOutputSerializer(serializers.ModelSerializer):
@@ -40,7 +59,7 @@ class TurnInputSerializer(StrictSerializer):
     created_at = serializers.DateTimeField(required=False)
     metadata = StrictJSONObjectField(required=False, default=dict)
     tool_name = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
-    tool_calls = serializers.JSONField(required=False, allow_null=True, default=None)
+    tool_calls = StrictJSONField(required=False, allow_null=True, default=None)
     tool_error = CleanCharField(max_length=settings.MAX_CONTENT_CHARS, required=False, allow_blank=True, default="")
 
 
@@ -95,8 +114,20 @@ class ScratchpadSerializer(serializers.ModelSerializer):
         fields = ["agent", "current_focus", "active_projects", "recent_completions", "updated_at"]
 
 
+class RecentCompletionSerializer(StrictSerializer):
+    """One finished task: the context block prints its task and the date it was completed."""
+
+    task = CleanCharField(max_length=500)
+    completed_at = serializers.DateTimeField(required=False)
+
+    def validate(self, attrs):
+        # Stored in a JSON column, read back as text by the context builder.
+        when = attrs.get("completed_at") or timezone.now()
+        return {"task": attrs["task"], "completed_at": when.isoformat()}
+
+
 class ScratchpadInputSerializer(StrictSerializer):
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
     current_focus = CleanCharField(max_length=2000, required=False, allow_blank=True)
     active_projects = serializers.ListField(child=CleanCharField(max_length=500), required=False, max_length=50)
-    recent_completions = serializers.ListField(child=serializers.DictField(), required=False, max_length=5)
+    recent_completions = serializers.ListField(child=RecentCompletionSerializer(), required=False, max_length=5)

@@ -1,23 +1,38 @@
-from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_project.api.fields import request_owner
+from memory_project.exceptions import Conflict
 from memory_project.pagination import StandardPagination
 from sessions.api.serializers import (
+    AgentFilterSerializer,
     BulkTurnInputSerializer,
     EpisodeOutputSerializer,
     ScratchpadInputSerializer,
     ScratchpadSerializer,
     SessionInputSerializer,
+    SessionListFilterSerializer,
     SessionOutputSerializer,
     TurnInputSerializer,
     TurnOutputSerializer,
 )
+from sessions.models import ChatSession
 from sessions.selectors.sessions import episode_list, scratchpad_get, session_get, session_list, turn_list
 from sessions.services.scratchpad import scratchpad_update
 from sessions.services.sessions import session_create, session_end, turn_append_many
+
+
+def _filters(serializer_class, request) -> dict:
+    filters = serializer_class(data=request.query_params)
+    filters.is_valid(raise_exception=True)
+    return filters.validated_data
+
+
+class TurnCreatedSerializer(serializers.Serializer):
+    ids = serializers.ListField(child=serializers.UUIDField())
+    turns = serializers.ListField(child=serializers.DictField())
 
 
 def _paginate(request, view, queryset, serializer_class):
@@ -36,7 +51,7 @@ class SessionListCreateApi(APIView):
         responses=SessionOutputSerializer(many=True),
     )
     def get(self, request):
-        params = request.query_params
+        params = _filters(SessionListFilterSerializer, request)
         qs = session_list(
             owner=request_owner(request),
             status=params.get("status"),
@@ -67,11 +82,19 @@ class TurnListCreateApi(APIView):
         return _paginate(request, self, turn_list(session=session), TurnOutputSerializer)
 
     @extend_schema(
-        request=TurnInputSerializer | BulkTurnInputSerializer,
+        request=PolymorphicProxySerializer(
+            component_name="TurnOrBulkTurnsInput",
+            serializers=[TurnInputSerializer, BulkTurnInputSerializer],
+            resource_type_field_name=None,
+        ),
+        responses={201: TurnCreatedSerializer},
         description='One turn, or {"turns": [...]} with up to 1,000 turns stored in the order given.',
     )
     def post(self, request, session_id):
         session = session_get(owner=request_owner(request), session_id=session_id)
+        if session.status == ChatSession.SessionStatus.ENDED:
+            # Refused before any work (embedding included); the service re-checks under the row lock.
+            raise Conflict("This session has ended; start a new session to add turns.", code="session_ended")
         bulk = isinstance(request.data, dict) and "turns" in request.data
         serializer = (BulkTurnInputSerializer if bulk else TurnInputSerializer)(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -100,14 +123,16 @@ class SessionEndApi(APIView):
 class EpisodeListApi(APIView):
     @extend_schema(parameters=[OpenApiParameter("agent", str)], responses=EpisodeOutputSerializer(many=True))
     def get(self, request):
-        qs = episode_list(owner=request_owner(request), agent=request.query_params.get("agent"))
+        agent = _filters(AgentFilterSerializer, request).get("agent")
+        qs = episode_list(owner=request_owner(request), agent=agent)
         return _paginate(request, self, qs, EpisodeOutputSerializer)
 
 
 class ScratchpadApi(APIView):
     @extend_schema(parameters=[OpenApiParameter("agent", str)], responses=ScratchpadSerializer)
     def get(self, request):
-        pad = scratchpad_get(owner=request_owner(request), agent=request.query_params.get("agent", ""))
+        agent = _filters(AgentFilterSerializer, request).get("agent", "")
+        pad = scratchpad_get(owner=request_owner(request), agent=agent)
         return Response(ScratchpadSerializer(pad).data)
 
     @extend_schema(request=ScratchpadInputSerializer, responses=ScratchpadSerializer)

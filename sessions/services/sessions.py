@@ -1,11 +1,12 @@
 """Writes to sessions and turns; ending a session enqueues its durable ExtractionJob atomically."""
 
+import re
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from memories.services.embeddings import embedding_get_many
@@ -21,12 +22,18 @@ def session_create(
     return ChatSession.objects.create(owner=owner, agent=agent, channel=channel, external_id=external_id, title=title)
 
 
+def turn_embedding_text(speaker: str, content: str) -> str:
+    """What a turn's vector encodes: who said it matters as much as what was said ("What did
+    Caroline research?" is about Caroline's own turns, not the ones addressed to her)."""
+    return f"{speaker}: {content}" if speaker else content
+
+
 def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[ConversationTurn]:
     """Store turns in the order given, numbered after the session's last turn.
 
     Embeddings are computed before the transaction so the session row is locked only briefly.
     """
-    embeddings = embedding_get_many(texts=[t["content"] for t in turns])
+    embeddings = embedding_get_many(texts=[turn_embedding_text(t.get("speaker") or "", t["content"]) for t in turns])
     now = timezone.now()
     with transaction.atomic():
         locked = ChatSession.objects.select_for_update().get(pk=session.pk)
@@ -62,6 +69,7 @@ def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> li
             last_activity_at=max(latest, locked.last_activity_at),
         )
         _enqueue_turn_extractions(session=locked, turns=rows)
+        _enqueue_compaction(session=locked)
         for row in rows:
             event_publish(
                 owner_id=locked.owner_id,
@@ -71,14 +79,23 @@ def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> li
     return rows
 
 
+EXPLICIT_COMMAND = re.compile(r"^\W*(please\s+)?(remember|forget)\b|记住|忘掉|忘记", re.IGNORECASE)
+
+
 def _enqueue_turn_extractions(*, session: ChatSession, turns: list[ConversationTurn]) -> None:
-    """Seed 001: a user turn of 30+ characters may trigger extraction, at most 5 per session."""
+    """Seed 001: a user turn of 30+ characters may trigger extraction, at most 5 per session.
+
+    An explicit "remember …" / "forget …" is acted on straight away, whatever its length, and does
+    not use up that allowance.
+    """
     budget = settings.TURN_EXTRACTION_MAX_PER_SESSION - session.turn_extractions
-    eligible = [
-        t for t in turns if t.role == Role.USER and len(t.content.strip()) >= settings.TURN_EXTRACTION_MIN_CHARS
-    ]
-    jobs = []
-    for turn in eligible[: max(0, budget)]:
+    jobs, counted = [], 0
+    for turn in turns:
+        if turn.role != Role.USER:
+            continue
+        explicit = bool(EXPLICIT_COMMAND.search(turn.content))
+        if not explicit and (counted >= budget or len(turn.content.strip()) < settings.TURN_EXTRACTION_MIN_CHARS):
+            continue
         job, created = ExtractionJob.objects.get_or_create(
             session=session,
             kind=ExtractionJob.Kind.TURN,
@@ -88,10 +105,32 @@ def _enqueue_turn_extractions(*, session: ChatSession, turns: list[ConversationT
         )
         if created:
             jobs.append(job)
-    if jobs:
-        ChatSession.objects.filter(pk=session.pk).update(turn_extractions=F("turn_extractions") + len(jobs))
-        for job in jobs:
-            extraction_job_dispatch_on_commit(job_id=job.id)
+            counted += 0 if explicit else 1
+    if counted:
+        ChatSession.objects.filter(pk=session.pk).update(turn_extractions=F("turn_extractions") + counted)
+    for job in jobs:
+        extraction_job_dispatch_on_commit(job_id=job.id)
+
+
+def _enqueue_compaction(*, session: ChatSession) -> None:
+    """Seed 003 §4.2: past the message or token limit, the older half of the unsummarised turns is
+    compacted into the rolling summary."""
+    pending = ConversationTurn.objects.filter(session=session, sequence__gt=session.summarized_through)
+    count = pending.count()
+    tokens = pending.aggregate(total=Sum("token_count"))["total"] or 0
+    if count <= settings.SESSION_MAX_MESSAGES and tokens <= settings.SESSION_SHORT_TERM_TOKENS:
+        return
+    start = session.summarized_through + 1
+    end = session.summarized_through + max(1, count // 2)
+    job, created = ExtractionJob.objects.get_or_create(
+        session=session,
+        kind=ExtractionJob.Kind.COMPACTION,
+        range_start=start,
+        range_end=end,
+        defaults={"owner_id": session.owner_id},
+    )
+    if created:
+        extraction_job_dispatch_on_commit(job_id=job.id)
 
 
 def session_end(*, session: ChatSession) -> ExtractionJob | None:
