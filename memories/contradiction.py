@@ -72,13 +72,28 @@ def _terms(text: str) -> tuple[set[str], int]:
     return content, negations
 
 
+# One subject can hold several of these at once ("has a dog" and "has a cat"): never a contradiction.
+MULTI_VALUED_PREDICATES = {"has", "speaks", "works on", "includes"}
+
+
 def contradicts(
-    old: str, new: str, old_subject: str = "", new_subject: str = "", old_predicate: str = "", new_predicate: str = ""
+    old: str,
+    new: str,
+    old_subject: str = "",
+    new_subject: str = "",
+    old_predicate: str = "",
+    new_predicate: str = "",
+    old_value: str = "",
+    new_value: str = "",
 ) -> bool:
     if old_subject and new_subject and old_predicate and new_predicate:
         same_slot = old_subject.lower() == new_subject.lower() and old_predicate.lower() == new_predicate.lower()
         if same_slot:
-            return old.strip().lower() != new.strip().lower()
+            if old_predicate.lower() in MULTI_VALUED_PREDICATES:
+                return False
+            if old_value and new_value:
+                return old_value.strip().casefold() != new_value.strip().casefold()
+            return old.strip().casefold() != new.strip().casefold()
     old_terms, old_neg = _terms(old)
     new_terms, new_neg = _terms(new)
     if not old_terms or not new_terms:

@@ -1,8 +1,10 @@
 """The progressive-disclosure context block (seed 001, seed 004 implicit recall, seed 003 budget)."""
 
+import uuid
+
 from django.conf import settings
 
-from memories.models import Memory, Status
+from memories.models import Memory, MemoryRelation, RelationType, Status
 from memories.selectors.retrieval import memory_search
 from memories.text import estimate_tokens
 from memories.tools import TOOLS_DESCRIPTION
@@ -15,6 +17,7 @@ def _pinned(owner, agent: str) -> list[Memory]:
     return list(
         Memory.objects.filter(owner=owner, agent=agent, status=Status.ACTIVE, strength__gte=cfg["PIN_MIN_STRENGTH"])
         .exclude(expires_at__lte=_now())
+        .exclude(relations_in__type=RelationType.SUPERSEDES)
         .defer("embedding", "search_vector")
         .order_by("-pinned", "-strength", "-importance", "-updated_at")[: cfg["PIN_MAX"]]
     )
@@ -47,7 +50,15 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
             include_archived=False,
             agent=agent,
         )
-        recalled = [r for r in found["results"] if r["id"] not in pinned_ids][: settings.CONTEXT_IMPLICIT_RECALL]
+        # A superseded memory is history, not knowledge: it stays searchable but is never offered.
+        superseded = set(
+            MemoryRelation.objects.filter(
+                owner=owner, type=RelationType.SUPERSEDES, target_id__in=[r["id"] for r in found["results"]]
+            ).values_list("target_id", flat=True)
+        )
+        recalled = [r for r in found["results"] if r["id"] not in pinned_ids and uuid.UUID(r["id"]) not in superseded][
+            : settings.CONTEXT_IMPLICIT_RECALL
+        ]
 
     sections = [("# Memory tools", [TOOLS_DESCRIPTION])]
     pad_lines = []

@@ -89,7 +89,10 @@ def memory_write(
     source_turns=(),
     pinned: bool = False,
     status: str | None = None,
+    replaces: str = "",
 ) -> WriteResult:
+    """Store `content` through the merge decision. `replaces` names the text of an existing memory
+    the caller knows this one contradicts (an LLM extractor says so explicitly)."""
     cfg = settings.MEMORY_DECISION
     content = normalize(content)
     source_turns = list(source_turns)
@@ -112,10 +115,25 @@ def memory_write(
         confidence=confidence, observed_at=observed_at, expires_at=expires_at, source_session=source_session,
         source_turns=source_turns, embedding=vector, pinned=pinned,
     )  # fmt: skip
+    if replaces:
+        named = (
+            Memory.objects.filter(owner=owner, agent=agent, content_hash=content_hash(replaces))
+            .exclude(status__in=[Status.FORGOTTEN, Status.REJECTED])
+            .first()
+        )
+        if named is not None and all(m.pk != named.pk for m, _ in candidates):
+            candidates.insert(0, (named, 1.0))
     for existing, similarity in candidates:
-        if similarity < cfg["CONTRADICTION_MIN_SIMILARITY"] or existing.status == Status.PENDING_REVIEW:
+        replaced = bool(replaces) and existing.content_hash == content_hash(replaces)
+        if existing.status == Status.PENDING_REVIEW or (
+            similarity < cfg["CONTRADICTION_MIN_SIMILARITY"] and not replaced
+        ):
             continue
-        if not contradicts(existing.content, content, existing.subject, subject, existing.predicate, predicate):
+        old_value = (existing.structured_data or {}).get("value", "")
+        new_value = (structured_data or {}).get("value", "")
+        if not replaced and not contradicts(
+            existing.content, content, existing.subject, subject, existing.predicate, predicate, old_value, new_value
+        ):
             continue
         if existing.pinned:
             # A person pinned the old memory: the contradiction waits for review instead of winning.

@@ -79,6 +79,24 @@ def _brief(memory) -> dict:
     return {"id": str(memory.pk), "content": memory.content, "category": memory.category, "status": memory.status}
 
 
+_GENERIC_SPEAKERS = {"", "user", "assistant", "system", "tool", "me", "human", "ai"}
+
+
+def _named_subject(content: str, sources: list[ConversationTurn]) -> str:
+    """In a conversation with named speakers, "User …" becomes "Melanie …": a memory must say whose
+    it is when several people talk (group chats, imported transcripts)."""
+    speakers = {t.speaker.strip() for t in sources}
+    if len(speakers) != 1:
+        return content
+    name = speakers.pop()
+    if name.casefold() in _GENERIC_SPEAKERS:
+        return content
+    for generic in ("User's team", "User", "用户"):
+        if content.startswith(generic):
+            return name + ("'s team" if generic == "User's team" else "") + content[len(generic) :]
+    return content
+
+
 def candidates_apply(
     *, session: ChatSession, turns: list[ConversationTurn], candidates: list[CandidateMemory], stats: ExtractionStats
 ) -> None:
@@ -97,7 +115,7 @@ def candidates_apply(
         structured = {"value": cand.value} if cand.value else {}
         result = memory_write(
             owner=owner,
-            content=cand.content,
+            content=_named_subject(cand.content, sources),
             actor=ACTOR,
             category=cand.category,
             importance=cand.importance,
@@ -113,6 +131,7 @@ def candidates_apply(
             source_session=session,
             source_turns=sources,
             status=status,
+            replaces=cand.contradicts,
         )
         bucket = {
             "add": stats.added,

@@ -1,0 +1,177 @@
+"""What every heuristic rule shares: the turn context, importance levels, and a candidate factory."""
+
+import re
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from memories.extraction import lexicon
+from memories.extraction.phrasing import slot_key
+from memories.providers.llm import CandidateMemory, TurnView
+
+HIGH, MEDIUM, LOW = 0.8, 0.6, 0.4
+EXPLICIT = 0.9  # "remember …": above HIGH so the user's own requests outrank inferred ones
+CORRECTION_CONFIDENCE = 0.95
+# Predicates where one subject may hold several values at once ("has a dog", "has a cat"), so two
+# candidates in one conversation do not replace each other.
+NON_EXCLUSIVE = {"has", "speaks", "works on", "includes"}
+
+# "for now" / "暂时": a state the user says will not last.
+_TEMPORARY = re.compile(r"\b(?:for now|for the moment|for the time being|temporarily|this week|today)\b|暂时|这周|今天")
+
+
+@dataclass(frozen=True)
+class Ctx:
+    turn: TurnView
+    explicit: bool = False  # inside "remember …" / "forget …"
+    correction: bool = False  # after "no, actually …" / "不对，…"
+    future: bool = False  # after "from now on" / "以后"
+
+    @property
+    def now(self) -> datetime:
+        return self.turn.created_at
+
+    def but(self, **changes) -> "Ctx":
+        return replace(self, **changes)
+
+
+def make(
+    ctx: Ctx,
+    content: str,
+    category: str,
+    importance: float,
+    *,
+    retention: str = "permanent",
+    subject: str = "",
+    predicate: str = "",
+    value: str = "",
+    entities: list[tuple[str, str]] | None = None,
+    confidence: float = 0.8,
+    expires_at: datetime | None = None,
+) -> CandidateMemory:
+    if retention == "permanent" and category != "rule" and _TEMPORARY.search(content):
+        retention = "short"
+    return CandidateMemory(
+        content=content,
+        category=category,
+        importance=importance,
+        retention=retention,
+        expires_at=expires_at,
+        subject=slot_key(subject),
+        predicate=slot_key(predicate),
+        value=value.strip(),
+        source_sequences=[ctx.turn.sequence],
+        confidence=confidence,
+        entities=_dedupe(entities or []),
+    )
+
+
+def apply_context(candidate: CandidateMemory, ctx: Ctx) -> CandidateMemory:
+    if ctx.correction:
+        candidate.confidence = max(candidate.confidence, CORRECTION_CONFIDENCE)
+        candidate.importance = round(min(1.0, candidate.importance + 0.1), 2)
+    if ctx.explicit:
+        candidate.explicit = True
+        candidate.importance = max(candidate.importance, EXPLICIT)
+        candidate.confidence = max(candidate.confidence, 0.9)
+        if candidate.category != "todo":
+            # The user asked for this to be kept: it may fade from the prompt, never expire.
+            candidate.retention = "permanent"
+            candidate.expires_at = None
+    return candidate
+
+
+def _dedupe(entities: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    seen: set[str] = set()
+    out = []
+    for name, kind in entities:
+        name = name.strip(" .,;:!?\"'()（）。，")
+        key = name.casefold()
+        if len(name) < 2 or key in seen or key in {"user", "用户"}:
+            continue
+        seen.add(key)
+        out.append((name, kind))
+    return out
+
+
+_CAPITALISED = re.compile(r"(?<![\w.])([A-Z][\w.+#-]*[\w+#](?:\s+[A-Z][\w.+#-]*[\w+#])*)")
+_NOT_NAMES = {
+    "i",
+    "i'm",
+    "i've",
+    "i'll",
+    "i'd",
+    "user",
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "it",
+    "this",
+    "that",
+    "we",
+    "you",
+    "they",
+    "he",
+    "she",
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "ok",
+    "okay",
+}
+
+
+def tool_entities(text: str) -> list[tuple[str, str]]:
+    return [(surface, "tool") for surface, domain in lexicon.known_terms(text) if domain in lexicon.TOOL_DOMAINS]
+
+
+def named_entities(text: str, kind: str = "other") -> list[tuple[str, str]]:
+    """Capitalised names in `text` (which should not start a sentence), tools recognised as tools."""
+    known = {surface.casefold(): "tool" for surface, _ in tool_entities(text)}
+    out = tool_entities(text)
+    for m in _CAPITALISED.finditer(text):
+        name = m.group(1)
+        if name.casefold() in _NOT_NAMES or name.split()[0].casefold() in _NOT_NAMES:
+            continue
+        out.append((name, known.get(name.casefold(), kind)))
+    return out
+
+
+def name_kind(attribute: str) -> str:
+    """The kind of thing an attribute's value names: "wife's name" → person, "sister's birthday" →
+    other (the head word decides; for "X's name" it is X)."""
+    words = slot_key(attribute).replace("'s", "").split()
+    if not words:
+        return "other"
+    head = words[-1]
+    if head == "name":
+        if len(words) == 1:
+            return "person"
+        head = words[-2]
+    for kind, heads in (
+        ("person", lexicon.PERSON_ATTRIBUTES - {"name"}),
+        ("place", lexicon.PLACE_ATTRIBUTES),
+        ("organization", lexicon.ORG_ATTRIBUTES),
+        ("project", lexicon.PROJECT_ATTRIBUTES),
+        ("tool", lexicon.TOOL_ATTRIBUTES),
+    ):
+        if head in heads or " ".join(words[-2:]) in heads:
+            return kind
+    return "other"

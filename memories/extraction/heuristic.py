@@ -1,0 +1,95 @@
+"""The offline provider: deterministic pattern-based extraction and extractive summaries.
+
+Only user turns are read for statements (an assistant saying "I prefer…" is not the user); tool
+turns and the replies around them feed the tool-failure lessons. Within one call, a later statement
+replaces an earlier one in the same exclusive slot ("I prefer tea. … Actually I now prefer coffee"
+yields only the coffee preference), and anything equal to an `existing` memory is left out.
+"""
+
+import re
+
+from memories.extraction import chinese, english, summaries, tool_lessons
+from memories.extraction.candidates import NON_EXCLUSIVE, Ctx
+from memories.extraction.phrasing import is_chinese, split_sentences
+from memories.providers.llm import CandidateMemory, EpisodeSummary, TurnView
+
+MAX_CANDIDATES = 50
+# Longer "sentences" are pasted logs, code or documents, not statements about the user.
+MAX_SENTENCE_CHARS = 600
+
+
+def content_key(text: str) -> str:
+    """What two memory texts must share to count as the same memory verbatim."""
+    text = re.sub(r"^\s*(?:[-*•]\s+|\[[^\]]{1,40}\]\s*)", "", text or "")
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def extract_candidates(turns: list[TurnView], existing: list[str] | tuple[str, ...] = ()) -> list[CandidateMemory]:
+    found: list[CandidateMemory] = []
+    for turn in sorted(turns, key=lambda t: t.sequence):
+        if turn.role != "user" or not (turn.content or "").strip():
+            continue
+        ctx = Ctx(turn=turn)
+        for sentence in split_sentences(turn.content):
+            if len(sentence) > MAX_SENTENCE_CHARS:
+                continue
+            extractor = chinese if is_chinese(sentence) else english
+            found.extend(extractor.extract_sentence(sentence, ctx))
+    found.extend(tool_lessons.lessons(turns))
+    return _finalize(found, existing)
+
+
+def _finalize(found: list[CandidateMemory], existing) -> list[CandidateMemory]:
+    known = {content_key(e) for e in existing or ()}
+    by_content: dict[str, CandidateMemory] = {}
+    for candidate in found:
+        key = (candidate.action, content_key(candidate.content))
+        if not key[1]:
+            continue
+        same = by_content.get(key)
+        if same is not None:
+            # Said twice: one memory, both turns as provenance, the stronger reading.
+            same.source_sequences = list(dict.fromkeys(same.source_sequences + candidate.source_sequences))
+            same.importance = max(same.importance, candidate.importance)
+            same.confidence = max(same.confidence, candidate.confidence)
+            same.explicit = same.explicit or candidate.explicit
+            continue
+        by_content[key] = candidate
+    kept = list(by_content.values())
+    # A later statement in the same slot wins, and a later "forget" cancels what it names.
+    result: list[CandidateMemory] = []
+    for index, candidate in enumerate(kept):
+        later = kept[index + 1 :]
+        if any(_replaces(newer, candidate) for newer in later):
+            continue
+        if candidate.action == "remember" and content_key(candidate.content) in known:
+            continue
+        result.append(candidate)
+    return result[:MAX_CANDIDATES]
+
+
+def _replaces(newer: CandidateMemory, older: CandidateMemory) -> bool:
+    if newer.action == "forget" and older.action == "remember":
+        if content_key(newer.content) == content_key(older.content):
+            return True
+    if not (newer.subject and newer.predicate) or newer.predicate in NON_EXCLUSIVE:
+        return False
+    if (newer.subject, newer.predicate) != (older.subject, older.predicate):
+        return False
+    return newer.action == "forget" or newer.value != older.value or newer.content != older.content
+
+
+class HeuristicProvider:
+    name = "heuristic"
+
+    def extract(self, *, turns: list[TurnView], existing: list[str]) -> list[CandidateMemory]:
+        return extract_candidates(turns, existing)
+
+    def summarize_episode(self, *, turns: list[TurnView]) -> EpisodeSummary:
+        return summaries.episode_summary(turns)
+
+    def summarize(self, *, text: str, max_tokens: int) -> str:
+        return summaries.summarize_text(text, max_tokens)
+
+    def compress(self, *, memories: list[str]) -> list[str]:
+        return summaries.compress_memories(memories)
