@@ -54,6 +54,11 @@ def api_exception_handler(exc, context):
         exc = exceptions.PermissionDenied()
     elif isinstance(exc, RequestDataTooBig):
         return _error(413, "too_large", "Request body exceeds the size limit.")
+    elif isinstance(exc, RecursionError):
+        # Python's JSON parser recurses once per nesting level: a body like [[[[…]]]] a few
+        # thousand deep overflows it before any serializer runs. That is bad input, not a crash.
+        logger.info("request refused: JSON nested too deeply")
+        return _error(400, "parse_error", "JSON parse error - the body is nested too deeply.")
 
     response = exception_handler(exc, context)
     if response is None:

@@ -1,4 +1,5 @@
 from django.conf import settings
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.models import Category, Memory, MemoryEvent, Retention, Status
@@ -6,6 +7,9 @@ from memories.selectors.retrieval import SCOPES
 from memory_project.api.fields import CleanCharField, ContentField, StrictJSONObjectField, StrictSerializer
 
 
+@extend_schema_field(
+    {"oneOf": [{"type": "number", "minimum": 0, "maximum": 1}, {"type": "string", "enum": ["high", "medium", "low"]}]}
+)
 class ImportanceField(serializers.Field):
     """A number in [0, 1] or one of high / medium / low."""
 

@@ -1,3 +1,5 @@
+from django.db import transaction
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -15,16 +17,17 @@ from memories.api.serializers import (
 )
 from memories.models import Category, Source, Status
 from memories.selectors.context import context_build
-from memories.selectors.memories import memory_get, memory_history, memory_list
+from memories.selectors.memories import memory_get, memory_get_detail, memory_history, memory_list
 from memories.selectors.metrics import metrics_get
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_forget, memory_update
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
-from memory_project.api.fields import request_owner
+from memory_project.api.fields import CleanCharField, request_owner
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination
+from sessions.selectors.sessions import session_get
 
 
 def actor_of(request) -> str:
@@ -78,10 +81,15 @@ class MemoryListCreateApi(APIView):
         serializer = MemoryCreateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
-        data.pop("expires_at", None)
-        result = memory_write(
-            owner=request_owner(request), actor=actor_of(request), source=Source.USER_EXPLICIT, **data
-        )
+        expires_at = data.pop("expires_at", None)
+        actor = actor_of(request)
+        with transaction.atomic():
+            result = memory_write(owner=request_owner(request), actor=actor, source=Source.USER_EXPLICIT, **data)
+            if expires_at is not None and result.action in ("add", "delete"):
+                # The merge decision computes expiry from the retention; an explicit one wins.
+                result.memory = memory_update(
+                    memory=result.memory, actor=actor, reason="expires_at given at creation", expires_at=expires_at
+                )
         body = {**MemoryOutputSerializer(result.memory).data, "action": result.action}
         if result.previous is not None:
             body["previous_id"] = str(result.previous.pk)
@@ -92,7 +100,7 @@ class MemoryListCreateApi(APIView):
 class MemoryDetailApi(APIView):
     @extend_schema(responses=MemoryDetailOutputSerializer)
     def get(self, request, memory_id):
-        memory = memory_get(owner=request_owner(request), memory_id=memory_id)
+        memory = memory_get_detail(owner=request_owner(request), memory_id=memory_id)
         return Response(MemoryDetailOutputSerializer(memory).data)
 
     @extend_schema(request=MemoryUpdateInputSerializer, responses=MemoryOutputSerializer)
@@ -131,29 +139,43 @@ class SearchApi(APIView):
 
 
 class ContextApi(APIView):
-    @extend_schema(parameters=[ContextQuerySerializer])
+    @extend_schema(parameters=[ContextQuerySerializer], responses=OpenApiTypes.OBJECT)
     def get(self, request):
         serializer = ContextQuerySerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
         data = dict(serializer.validated_data)
         data.pop("owner", None)
-        return Response(context_build(owner=request_owner(request), **data))
+        owner = request_owner(request)
+        if data.get("session_id") is not None:
+            # Another owner's session is a 404 here too, never silently treated as a fresh one.
+            session_get(owner=owner, session_id=data["session_id"])
+        return Response(context_build(owner=owner, **data))
 
 
 class MetricsApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request):
         return Response(metrics_get(owner=request_owner(request)))
 
 
 class ToolListApi(APIView):
+    @extend_schema(responses=OpenApiTypes.OBJECT)
     def get(self, request):
         return Response({"tools": TOOL_SCHEMAS})
 
 
+class ToolQuerySerializer(serializers.Serializer):
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True)
+
+
 class ToolExecuteApi(APIView):
     @extend_schema(
-        request=dict,
-        parameters=[OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(TOOL_NAMES))],
+        request=OpenApiTypes.OBJECT,
+        responses=OpenApiTypes.OBJECT,
+        parameters=[
+            OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(TOOL_NAMES)),
+            OpenApiParameter("agent", str),
+        ],
         description="Runs one tool; the body is the tool's arguments object as in its schema.",
     )
     def post(self, request, name):
@@ -163,7 +185,9 @@ class ToolExecuteApi(APIView):
             )
         if not isinstance(request.data, dict):
             raise ServiceError("The body must be a JSON object with the tool's arguments.")
-        agent = request.query_params.get("agent", "")
+        query = ToolQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        agent = query.validated_data.get("agent", "")
         return Response(
             tool_execute(
                 owner=request_owner(request), name=name, arguments=request.data, actor=actor_of(request), agent=agent

@@ -1,4 +1,4 @@
-"""Strict serializer building blocks shared by every API: unknown fields and NUL bytes are refused."""
+"""Strict serializer building blocks shared by every API: unknown fields, NUL bytes and unstorable JSON are refused."""
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -22,25 +22,53 @@ class ContentField(CleanCharField):
         super().__init__(**kwargs)
 
 
-class StrictJSONObjectField(serializers.JSONField):
-    """A JSON object (not a list or scalar), with no NUL byte anywhere in it."""
+# Client JSON (metadata, structured data, tool calls) is stored in jsonb and returned as given; deeper
+# nesting than this is refused before any recursive code (validation, encoding) can overflow the stack.
+MAX_JSON_DEPTH = 64
+
+
+def json_problem(value) -> str | None:
+    """Why PostgreSQL's jsonb (or this service) cannot store `value` as given, or None.
+
+    Walks the value without recursion: NUL bytes and lone surrogates anywhere (keys included) are
+    refused by jsonb, and nesting is capped at MAX_JSON_DEPTH.
+    """
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict | list) and depth > MAX_JSON_DEPTH:
+            return f"Nested deeper than {MAX_JSON_DEPTH} levels."
+        if isinstance(item, str):
+            if "\x00" in item:
+                return "NUL bytes are not allowed."
+            if any("\ud800" <= ch <= "\udfff" for ch in item):
+                return "Surrogate characters are not allowed."
+        elif isinstance(item, dict):
+            for key, inner in item.items():
+                stack.append((key, depth))
+                stack.append((inner, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((inner, depth + 1) for inner in item)
+    return None
+
+
+class StrictJSONField(serializers.JSONField):
+    """Any JSON value that jsonb can hold exactly as given (see `json_problem`)."""
+
+    def to_internal_value(self, data):
+        problem = json_problem(data)
+        if problem:
+            raise serializers.ValidationError(problem)
+        return super().to_internal_value(data)
+
+
+class StrictJSONObjectField(StrictJSONField):
+    """A JSON object (not a list or scalar) that jsonb can hold exactly as given."""
 
     def to_internal_value(self, data):
         if not isinstance(data, dict):
             raise serializers.ValidationError("Must be a JSON object.")
-        if _has_nul(data):
-            raise serializers.ValidationError("NUL bytes are not allowed.")
         return super().to_internal_value(data)
-
-
-def _has_nul(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
 
 
 class StrictSerializer(serializers.Serializer):
@@ -59,6 +87,9 @@ def request_owner(request):
     """The owner a request acts for: the key's user, or ?owner=USERNAME for staff."""
     username = request.query_params.get("owner") if hasattr(request, "query_params") else None
     if username and request.user.is_staff:
+        if "\x00" in username:
+            # PostgreSQL text cannot hold NUL; no user can have such a name.
+            raise Http404
         try:
             return get_user_model().objects.get(username=username)
         except get_user_model().DoesNotExist:

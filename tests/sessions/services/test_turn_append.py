@@ -1,0 +1,50 @@
+"""Concurrent writers to one session: every turn is kept, numbered without gaps or duplicates."""
+
+import threading
+
+import pytest
+from django.db import connection
+
+from sessions.models import ChatSession, ConversationTurn
+from tests.conftest import client_for
+from tests.factories import ChatSessionFactory, UserFactory
+
+
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_bulk_posts_keep_every_turn_in_a_gapless_sequence(dispatched):
+    # given an open session of carol and three clients posting bulks to it at the same time
+    owner = UserFactory(username="carol")
+    session = ChatSessionFactory(owner=owner)
+    clients = [client_for(owner) for _ in range(3)]
+    barrier = threading.Barrier(len(clients))
+    statuses, errors = [], []
+
+    def post(client, writer: int):
+        try:
+            barrier.wait(timeout=10)
+            turns = [{"role": "user", "content": f"w{writer}-{i}"} for i in range(40)]
+            response = client.post(f"/api/v1/sessions/{session.id}/turns/", {"turns": turns}, format="json")
+            statuses.append(response.status_code)
+        except Exception as exc:  # pragma: no cover - reported through `errors`
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=post, args=(c, n)) for n, c in enumerate(clients)]
+
+    # when they all post
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    # then all 120 turns are stored, numbered 1..120, each writer's turns contiguous and in its order
+    assert errors == []
+    assert statuses == [201, 201, 201]
+    stored = list(ConversationTurn.objects.filter(session=session).order_by("sequence"))
+    assert [t.sequence for t in stored] == list(range(1, 121))
+    for writer in range(3):
+        mine = [t for t in stored if t.content.startswith(f"w{writer}-")]
+        assert [t.content for t in mine] == [f"w{writer}-{i}" for i in range(40)]
+        assert [t.sequence for t in mine] == list(range(mine[0].sequence, mine[0].sequence + 40))
+    assert ChatSession.objects.get(pk=session.pk).turn_count == 120

@@ -1,0 +1,64 @@
+"""Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders."""
+
+import json
+
+from django.apps import apps
+from django.contrib.auth import get_user_model
+from django.db import connection
+
+# Columns that change without any write through the API (vectors are large and derived; access
+# statistics are updated off the query path by design; a key's last use is touched on every auth).
+VOLATILE = {"embedding", "vector", "search_vector", "access_count", "last_accessed_at", "last_used_at"}
+
+
+def _tracked():
+    """The user table and every model of the two apps, new ones included."""
+    models = [get_user_model()]
+    for label in ("memories", "chat_sessions"):
+        models += sorted(apps.get_app_config(label).get_models(), key=lambda m: m._meta.label)
+    return models
+
+
+def _table_sql(model, owner) -> tuple[str, list]:
+    meta = model._meta
+    columns = [f.column for f in meta.concrete_fields if f.attname not in VOLATILE]
+    row = "json_build_array(" + ", ".join(f't."{c}"' for c in columns) + ")"
+    where, params = "", []
+    if owner is not None:
+        names = {f.name for f in meta.concrete_fields}
+        if model is get_user_model():
+            where, params = "WHERE t.id = %s", [owner.pk]
+        elif "owner" in names:
+            where, params = f'WHERE t."{meta.get_field("owner").column}" = %s', [owner.pk]
+        else:
+            where = "WHERE false"  # shared, ownerless tables (the embedding cache)
+    sql = f'(SELECT coalesce(json_agg({row} ORDER BY t."{meta.pk.column}"), \'[]\') FROM "{meta.db_table}" t {where})'
+    return sql, params
+
+
+def db_snapshot(owner=None) -> dict[str, list]:
+    """Every tracked row (of one owner, or of everyone), column by column, for before/after equality.
+
+    One round trip: each table's rows come back as a JSON array of arrays, ordered by primary key.
+    """
+    parts, params = [], []
+    for model in _tracked():
+        sql, table_params = _table_sql(model, owner)
+        parts.append(f"'{model._meta.label}', {sql}")
+        params += table_params
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT json_build_object(" + ", ".join(parts) + ")::text", params)
+        return json.loads(cursor.fetchone()[0])
+
+
+def assert_error(response, status: int, code: str, *fragments: str) -> dict:
+    """The response is `status` with the error shape {"error": {"code", "message", "details"}}."""
+    assert response.status_code == status, response.content[:500]
+    assert response["Content-Type"].startswith("application/json")
+    body = response.json()
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    assert body["error"]["code"] == code
+    for fragment in fragments:
+        assert fragment in body["error"]["message"], body["error"]["message"]
+    return body["error"]
