@@ -33,5 +33,11 @@ fmt: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
+# Web, a Celery worker and Celery beat as separate processes on Redis (REDIS_URL, default
+# redis://127.0.0.1:6379/0) and the embedded or given (DATABASE_URL) database; Ctrl-C stops all.
+.PHONY: run-distributed
+run-distributed: $(STAMP)
+	PORT=$(PORT) bash scripts/run-distributed.sh
+
 bench: $(STAMP)
 	$(BIN)/python bench/search_latency.py

@@ -1,8 +1,81 @@
+"""Thin Celery entry points for the memories app: take ids, call a service, retry with backoff."""
+
+import logging
+from datetime import timedelta
+
 from celery import shared_task
+from django.contrib.auth import get_user_model
+from django.db import OperationalError
+from django.utils import timezone
 
 from memories.services.access import memory_access_apply
+from memory_project.celery import BrokerTolerantTask
+
+logger = logging.getLogger(__name__)
+
+# A nightly run already completed this recently for an owner makes a second nightly message for
+# that owner (two beats, a redelivery) a no-op.
+NIGHTLY_DEDUP_WINDOW = timedelta(hours=12)
+
+
+@shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+def memory_access_task(memory_ids: list[str]) -> int:
+    return memory_access_apply(memory_ids=memory_ids)
+
+
+class LifecycleIncomplete(Exception):
+    """A run finished with failed steps; the whole run is retried (every step is idempotent)."""
 
 
 @shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
-def memory_access_task(memory_ids: list[str]) -> int:
-    return memory_access_apply(memory_ids=memory_ids)
+def lifecycle_nightly() -> int:
+    """Fan out one lifecycle task per owner, so owners run in parallel on the workers and one
+    owner's failure is retried on its own."""
+    from memories.services.lifecycle import lifecycle_owners
+
+    owner_ids = list(lifecycle_owners().values_list("pk", flat=True))
+    for owner_id in owner_ids:
+        lifecycle_owner_run.delay(owner_id, trigger="nightly")
+    logger.info("nightly lifecycle queued for %s owner(s)", len(owner_ids))
+    return len(owner_ids)
+
+
+@shared_task(bind=True, acks_late=True, max_retries=4)
+def lifecycle_owner_run(self, owner_id: int, trigger: str = "manual") -> dict:
+    """One owner's lifecycle. lifecycle_run holds a per-owner advisory lock: a run that finds
+    another in progress records itself as such and returns, and is not retried (the other one is
+    doing the work). A run with failed steps is retried whole, with backoff; in-process (eager)
+    it is not, since the next night's run redoes it anyway."""
+    from memories.models import LifecycleRun
+    from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
+
+    owner = get_user_model().objects.filter(pk=owner_id, is_active=True).first()
+    if owner is None:
+        return {"skipped": "owner not found"}
+    if trigger == "nightly":
+        recent = LifecycleRun.objects.filter(
+            owner=owner,
+            trigger="nightly",
+            status=LifecycleRun.RunStatus.COMPLETED,
+            started_at__gte=timezone.now() - NIGHTLY_DEDUP_WINDOW,
+        )
+        if recent.exists():
+            return {"skipped": "already ran tonight"}
+    try:
+        run = lifecycle_run(owner=owner, trigger=trigger)
+    except OperationalError as exc:  # database unreachable: nothing was done, try again later
+        if self.request.is_eager:
+            raise
+        raise self.retry(exc=exc, countdown=lifecycle_retry_countdown(self.request.retries)) from exc
+    result = {"run_id": run.pk, "status": run.status}
+    if run.status == LifecycleRun.RunStatus.FAILED:
+        if run.error == LOCK_BUSY_ERROR:
+            return {**result, "skipped": LOCK_BUSY_ERROR}
+        if not self.request.is_eager and self.request.retries < self.max_retries:
+            exc = LifecycleIncomplete(f"lifecycle run {run.pk} for owner {owner_id}: {run.error[:500]}")
+            raise self.retry(exc=exc, countdown=lifecycle_retry_countdown(self.request.retries))
+    return result
+
+
+def lifecycle_retry_countdown(retries: int) -> int:
+    return min(1800, 30 * 2**retries)

@@ -14,7 +14,10 @@ def owner_group(owner_id) -> str:
     return f"events.owner.{owner_id}"
 
 
-def event_publish(*, owner_id, type: str, data: dict) -> None:
+def event_publish(*, owner_id, type: str, data: dict, rules: bool = True) -> None:
+    """Push after commit; run the matching EventRules now, inside the caller's transaction, so a
+    rule's effect (a flag, a job) commits or rolls back with the change that caused it. `rules` is
+    False for events that rules themselves emit, so rules cannot feed each other."""
     message = {"type": "event.message", "event": {"type": type, "data": data}}
 
     def send():
@@ -30,3 +33,7 @@ def event_publish(*, owner_id, type: str, data: dict) -> None:
             logger.warning("could not publish %s for owner %s", type, owner_id, exc_info=True)
 
     transaction.on_commit(send)
+    if rules:
+        from memories.services.event_rules import event_rules_evaluate
+
+        event_rules_evaluate(owner_id=owner_id, event_type=type, data=data)

@@ -24,8 +24,6 @@ logger = logging.getLogger(__name__)
 # Session-level, so it is released when the worker's database connection goes away with it.
 JOB_LOCK_NAMESPACE = 0x4A0B
 JOB_LOCK_WAIT_MS = 2000
-# Kept for callers that select running jobs by claim age themselves; the claim checks liveness.
-STALE_CLAIM = timedelta(minutes=10)
 SWEEP_BATCH = 500
 IDLE_BATCH = 200
 
@@ -46,8 +44,10 @@ def _job_lock_try(job_id) -> bool:
             # Within a caller's transaction SET LOCAL would otherwise last until that one ends.
             cursor.execute("SET LOCAL lock_timeout TO DEFAULT")
         return True
-    except OperationalError:  # lock_timeout: a live worker has it
-        return False
+    except OperationalError as exc:
+        if getattr(exc.__cause__, "sqlstate", None) == "55P03":  # lock_not_available: a live worker has it
+            return False
+        raise
 
 
 def _job_lock_release(job_id) -> None:
@@ -68,12 +68,12 @@ def _held_job_lock_keys() -> set[int]:
         return {(row[0] if row[0] < 2**31 else row[0] - 2**32) for row in cursor.fetchall()}
 
 
-def extraction_job_claim(job_id, *, hold: bool = False) -> ExtractionJob | None:
+def extraction_job_claim(job_id, *, hold: bool = True) -> ExtractionJob | None:
     """Claim a job; None when a live worker has it, or it is finished or out of attempts.
 
     A `running` job whose lock is free was abandoned by a worker that died, and is re-claimed.
-    With `hold`, the caller keeps the job's lock while it processes the job (so nobody takes it
-    over meanwhile) and must call `extraction_job_release`; without it the lock is let go at once.
+    The caller keeps the job's lock while it processes the job, so nobody takes it over meanwhile,
+    and must call `extraction_job_release` after; with `hold=False` the lock is let go at once.
     """
     if not _job_lock_try(job_id):
         return None
@@ -110,7 +110,7 @@ def retry_countdown(attempts: int) -> int:
 def extraction_job_run(self, job_id: str):
     from sessions.services.extraction import extraction_job_process
 
-    job = extraction_job_claim(job_id, hold=True)
+    job = extraction_job_claim(job_id)
     if job is None:
         return "skipped"
     try:

@@ -34,6 +34,11 @@ class Command(BaseCommand):
             ]
         self.stdout.write("\n".join(lines), self.style.SUCCESS)
         self.stdout.flush()
+        if not settings.REDIS_URL:
+            # No beat without a broker: the sweeper, idle-session and nightly tasks run in here.
+            from memory_project.celery import periodic_runner_start
+
+            periodic_runner_start()
         from daphne.cli import CommandLineInterface
 
         CommandLineInterface().run(["-b", host, "-p", str(port), "--proxy-headers", "memory_project.asgi:application"])
