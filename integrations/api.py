@@ -1,0 +1,118 @@
+"""REST API for webhook subscriptions and their delivery log, under /api/v1/webhooks/ (owner-scoped)."""
+
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
+from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
+from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.pagination import StandardPagination
+
+
+class WebhookUrlField(serializers.URLField):
+    def to_internal_value(self, data):
+        if isinstance(data, str) and "\x00" in data:
+            raise serializers.ValidationError("NUL bytes are not allowed in text.")
+        value = super().to_internal_value(data)
+        if not value.lower().startswith(("http://", "https://")):
+            raise serializers.ValidationError("Use an http:// or https:// URL.")
+        return value
+
+
+class WebhookCreateInputSerializer(StrictSerializer):
+    url = WebhookUrlField(max_length=1000)
+    events = serializers.ListField(
+        child=serializers.ChoiceField(choices=WebhookEvent.choices),
+        allow_empty=False,
+        max_length=len(WebhookEvent.values),
+        required=False,
+        help_text="Defaults to every event.",
+    )
+    secret = CleanCharField(
+        min_length=16,
+        max_length=200,
+        required=False,
+        help_text="The HMAC-SHA256 key for X-Memory-Signature; generated when omitted.",
+    )
+    description = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
+
+
+class WebhookOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WebhookSubscription
+        fields = ["id", "url", "events", "description", "active", "created_at"]
+
+
+class WebhookCreatedOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WebhookSubscription
+        fields = ["id", "url", "events", "description", "active", "created_at", "secret"]
+
+
+class WebhookDeliveryOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = WebhookDelivery
+        fields = [
+            "id",
+            "event",
+            "status",
+            "attempts",
+            "last_status_code",
+            "last_error",
+            "attempt_log",
+            "payload",
+            "created_at",
+            "next_attempt_at",
+            "delivered_at",
+        ]
+
+
+def _subscription(request, webhook_id) -> WebhookSubscription:
+    found = WebhookSubscription.objects.filter(owner=request_owner(request), pk=webhook_id).first()
+    if found is None:
+        raise Http404
+    return found
+
+
+class WebhookListCreateApi(APIView):
+    @extend_schema(responses=WebhookOutputSerializer(many=True))
+    def get(self, request):
+        qs = WebhookSubscription.objects.filter(owner=request_owner(request)).order_by("-created_at", "id")
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(WebhookOutputSerializer(page, many=True).data)
+
+    @extend_schema(
+        request=WebhookCreateInputSerializer,
+        responses={201: WebhookCreatedOutputSerializer},
+        description="The response is the only time the secret is shown.",
+    )
+    def post(self, request):
+        serializer = WebhookCreateInputSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        subscription = webhook_subscription_create(owner=request_owner(request), **serializer.validated_data)
+        return Response(WebhookCreatedOutputSerializer(subscription).data, status=status.HTTP_201_CREATED)
+
+
+class WebhookDetailApi(APIView):
+    @extend_schema(responses=WebhookOutputSerializer)
+    def get(self, request, webhook_id):
+        return Response(WebhookOutputSerializer(_subscription(request, webhook_id)).data)
+
+    @extend_schema(responses={204: None}, description="Deletes the subscription and its delivery log.")
+    def delete(self, request, webhook_id):
+        webhook_subscription_delete(subscription=_subscription(request, webhook_id))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class WebhookDeliveryListApi(APIView):
+    @extend_schema(responses=WebhookDeliveryOutputSerializer(many=True))
+    def get(self, request, webhook_id):
+        subscription = _subscription(request, webhook_id)
+        qs = WebhookDelivery.objects.filter(subscription=subscription).order_by("-created_at", "id")
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(WebhookDeliveryOutputSerializer(page, many=True).data)

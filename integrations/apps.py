@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class IntegrationsConfig(AppConfig):
+    name = "integrations"
+    verbose_name = "Integrations"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from integrations.services.webhooks import webhook_event_received
+        from memory_project.events import event_listener_register
+
+        event_listener_register(webhook_event_received)
