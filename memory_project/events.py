@@ -14,6 +14,17 @@ def owner_group(owner_id) -> str:
     return f"events.owner.{owner_id}"
 
 
+# Other apps (webhooks) hear every event through these, called like the rules: inside the caller's
+# transaction, so what they record commits or rolls back with the change.
+_listeners: list = []
+
+
+def event_listener_register(listener) -> None:
+    """`listener(owner_id=, type=, data=)` is called for every published event; it must not raise."""
+    if listener not in _listeners:
+        _listeners.append(listener)
+
+
 def event_publish(*, owner_id, type: str, data: dict, rules: bool = True) -> None:
     """Push after commit; run the matching EventRules now, inside the caller's transaction, so a
     rule's effect (a flag, a job) commits or rolls back with the change that caused it. `rules` is
@@ -33,6 +44,8 @@ def event_publish(*, owner_id, type: str, data: dict, rules: bool = True) -> Non
             logger.warning("could not publish %s for owner %s", type, owner_id, exc_info=True)
 
     transaction.on_commit(send)
+    for listener in _listeners:
+        listener(owner_id=owner_id, type=type, data=data)
     if rules:
         from memories.services.event_rules import event_rules_evaluate
 

@@ -50,6 +50,8 @@ INSTALLED_APPS = [
     "channels",
     "memories.apps.MemoriesConfig",
     "sessions.apps.ChatSessionsConfig",
+    "dashboard.apps.DashboardConfig",
+    "integrations.apps.IntegrationsConfig",
 ]
 
 MIDDLEWARE = [
@@ -206,11 +208,14 @@ MEMORY_RETRIEVAL = {
     "FUSION": env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf")),
     "LEXICAL_WEIGHT": env_float("RETRIEVAL_LEXICAL_WEIGHT", 0.3, minimum=0, maximum=1),
     "RRF_K": env_int("RETRIEVAL_RRF_K", 60, minimum=1),
-    "SPEAKER_BOOST": env_float("RETRIEVAL_SPEAKER_BOOST", 0.1, minimum=0),
+    "SPEAKER_BOOST": env_float("RETRIEVAL_SPEAKER_BOOST", 0.15, minimum=0),
     "WHEN_BOOST": env_float("RETRIEVAL_WHEN_BOOST", 0.1, minimum=0),
     "TIME_WINDOW_BOOST": env_float("RETRIEVAL_TIME_WINDOW_BOOST", 0.2, minimum=0),
     "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
+    "ARCHIVED_FACTOR": env_float("RETRIEVAL_ARCHIVED_FACTOR", 0.8, minimum=0, maximum=1),
     "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 200, minimum=10),
+    # A query word found in more than this share of an owner's rows is too common to match on.
+    "COMMON_TERM_SHARE": env_float("RETRIEVAL_COMMON_TERM_SHARE", 0.25, minimum=0.01, maximum=1),
     "HNSW_EF_SEARCH": env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10),
 }
 MEMORY_OWNER_CAP = env_int("MEMORY_OWNER_CAP", 10_000, minimum=1)
@@ -226,6 +231,10 @@ from celery.schedules import crontab  # noqa: E402  (kept in this section: it se
 REDIS_URL = env_str("REDIS_URL")
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_RESULT_BACKEND = None
+# Outcomes live in the database rows the tasks change, so no results are kept (and beat installs no
+# cleanup entry for them).
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_EXPIRES = None
 # Without a broker the tasks run in-process so the embedded mode needs nothing else running.
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_ACKS_LATE = True
@@ -265,7 +274,13 @@ CELERY_BEAT_SCHEDULE = {
 EVENT_RULES_CACHE_SECONDS = env_float("EVENT_RULES_CACHE_SECONDS", 5.0, minimum=0)
 
 if REDIS_URL:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [REDIS_URL]}}}
+    # redis-py 8 times socket reads out after 5 s, exactly channels_redis's blocking-pop wait, which
+    # would kill every idle WebSocket consumer; the connect timeout keeps a push quick to give up
+    # when Redis is down (a push never fails the write that caused it).
+    _LAYER_HOST = {"address": REDIS_URL, "socket_timeout": 30, "socket_connect_timeout": 2}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_LAYER_HOST]}}
+    }
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
@@ -307,3 +322,36 @@ EXTRACTION_WINDOW_TOKENS = env_int("EXTRACTION_WINDOW_TOKENS", 6000, minimum=200
 SESSION_MAX_MESSAGES = env_int("SESSION_MAX_MESSAGES", 200, minimum=4)
 SESSION_SHORT_TERM_TOKENS = env_int("SESSION_SHORT_TERM_TOKENS", 8000, minimum=200)
 SESSION_SUMMARY_TOKENS = env_int("SESSION_SUMMARY_TOKENS", 400, minimum=50)
+
+# ---------------------------------------------------------------------------------------------
+# Integrations: Telegram bot and outgoing webhooks
+# ---------------------------------------------------------------------------------------------
+TELEGRAM_BOT_TOKEN = env_str("TELEGRAM_BOT_TOKEN")
+# Telegram sends it as X-Telegram-Bot-Api-Secret-Token; without it the webhook endpoint is off (404).
+TELEGRAM_WEBHOOK_SECRET = env_str("TELEGRAM_WEBHOOK_SECRET")
+TELEGRAM_API_BASE = env_str("TELEGRAM_API_BASE", "https://api.telegram.org") or "https://api.telegram.org"
+TELEGRAM_BOT_USERNAME = env_str("TELEGRAM_BOT_USERNAME")  # only for the t.me deep link shown with a code
+TELEGRAM_LINK_CODE_TTL_MINUTES = env_float("TELEGRAM_LINK_CODE_TTL_MINUTES", 15, minimum=1)
+TELEGRAM_TIMEOUT_SECONDS = env_float("TELEGRAM_TIMEOUT_SECONDS", 10, minimum=0.1)
+TELEGRAM_SEND_MAX_ATTEMPTS = env_int("TELEGRAM_SEND_MAX_ATTEMPTS", 4, minimum=1, maximum=10)
+TELEGRAM_RETRY_BASE_SECONDS = env_float("TELEGRAM_RETRY_BASE_SECONDS", 0.5, minimum=0)
+TELEGRAM_RETRY_MAX_SECONDS = env_float("TELEGRAM_RETRY_MAX_SECONDS", 30, minimum=0)
+WEBHOOK_TIMEOUT_SECONDS = env_float("WEBHOOK_TIMEOUT_SECONDS", 10, minimum=0.1)
+WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1, maximum=20)
+# Attempt n+1 waits base × 2^(n−1) seconds, at most WEBHOOK_RETRY_MAX_SECONDS.
+WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 2, minimum=0)
+WEBHOOK_RETRY_MAX_SECONDS = env_float("WEBHOOK_RETRY_MAX_SECONDS", 600, minimum=0)
+WEBHOOK_SWEEP_AFTER_SECONDS = env_int("WEBHOOK_SWEEP_AFTER_SECONDS", 300, minimum=1)
+# Without a broker, deliveries (and their backoff) run in a background thread rather than in the
+# request that caused the event.
+WEBHOOK_EAGER_IN_BACKGROUND = env_bool("WEBHOOK_EAGER_IN_BACKGROUND", True)
+# The Bot API URL carries the bot token, and httpx2 (the HTTP client here and in openai) logs every
+# request URL at INFO.
+LOGGING["loggers"]["httpx2"] = {"level": "WARNING"}
+# Named once in the OpenAPI schema, whichever serializer field uses them.
+SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
+    {
+        "WebhookEventEnum": "integrations.models.WebhookEvent",
+        "WebhookDeliveryStatusEnum": "integrations.models.WebhookDelivery.DeliveryStatus",
+    }
+)

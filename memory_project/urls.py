@@ -1,7 +1,11 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from integrations import api as webhooks_api
+from memories.api import compat as compat_api
+from memories.api import lifecycle as lifecycle_api
+from memories.api import transfer as transfer_api
 from memories.api import views as memory_views
 from memory_project import health
 from sessions.api import views as session_views
@@ -21,6 +25,26 @@ api_v1 = [
     path("metrics/", memory_views.MetricsApi.as_view(), name="metrics"),
     path("tools/", memory_views.ToolListApi.as_view(), name="tool-list"),
     path("tools/<str:name>/", memory_views.ToolExecuteApi.as_view(), name="tool-execute"),
+    path("lifecycle/run/", lifecycle_api.LifecycleRunApi.as_view(), name="lifecycle-run"),
+    path("lifecycle/runs/", lifecycle_api.LifecycleRunListApi.as_view(), name="lifecycle-runs"),
+    path("import/", transfer_api.ImportApi.as_view(), name="import"),
+    path("export/", transfer_api.ExportApi.as_view(), name="export"),
+    path("memory-md/", transfer_api.MemoryMdApi.as_view(), name="memory-md"),
+    path("learnings-md/", transfer_api.LearningsMdApi.as_view(), name="learnings-md"),
+    # Seed 004 §7's endpoints (its /api/memory/... paths under our prefix), slash optional as there.
+    re_path(r"^memory/consolidate/?$", compat_api.CompatConsolidateApi.as_view(), name="compat-consolidate"),
+    re_path(r"^memory/archive/?$", compat_api.CompatArchiveApi.as_view(), name="compat-archive"),
+    re_path(r"^memory/procedural/?$", compat_api.CompatProceduralApi.as_view(), name="compat-procedural"),
+    re_path(r"^memory/rolling-summary/?$", compat_api.CompatRollingSummaryApi.as_view(), name="compat-summary"),
+    re_path(r"^memory/entries/?$", compat_api.CompatEntriesApi.as_view(), name="compat-entries"),
+    re_path(r"^memory/search/?$", compat_api.CompatSearchApi.as_view(), name="compat-search"),
+    path("webhooks/", webhooks_api.WebhookListCreateApi.as_view(), name="webhook-list"),
+    path("webhooks/<uuid:webhook_id>/", webhooks_api.WebhookDetailApi.as_view(), name="webhook-detail"),
+    path(
+        "webhooks/<uuid:webhook_id>/deliveries/",
+        webhooks_api.WebhookDeliveryListApi.as_view(),
+        name="webhook-deliveries",
+    ),
 ]
 
 urlpatterns = [
@@ -31,6 +55,8 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
+    path("integrations/", include("integrations.urls")),
+    path("", include("dashboard.urls")),
 ]
 
 handler404 = "memory_project.health.not_found"

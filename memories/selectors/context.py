@@ -119,4 +119,32 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
         },
         "tokens": estimate_tokens(prompt),
         "budget": budget,
+        "short_term": short_term_window(owner=owner, session_id=session_id) if session_id else None,
     }
+
+
+def short_term_window(*, owner, session_id, max_tokens: int | None = None) -> dict:
+    """Seed 003 §4: the session's rolling summary plus its most recent turns that fit the
+    short-term budget (SESSION_SHORT_TERM_TOKENS), newest kept first."""
+    from sessions.models import ChatSession
+
+    budget = max_tokens or settings.SESSION_SHORT_TERM_TOKENS
+    session = (
+        ChatSession.objects.filter(owner=owner, pk=session_id).only("rolling_summary", "summarized_through").first()
+    )
+    if session is None:
+        return {"summary": "", "messages": [], "tokens": 0}
+    used = estimate_tokens(session.rolling_summary) if session.rolling_summary else 0
+    recent = []
+    turns = (
+        ConversationTurn.objects.filter(owner=owner, session_id=session_id, sequence__gt=session.summarized_through)
+        .order_by("-sequence")
+        .values("sequence", "role", "speaker", "content", "token_count", "created_at")
+    )
+    for turn in turns.iterator(chunk_size=200):
+        cost = turn.pop("token_count") or estimate_tokens(turn["content"])
+        if used + cost > budget:
+            break
+        used += cost
+        recent.append(turn)
+    return {"summary": session.rolling_summary, "messages": recent[::-1], "tokens": used}

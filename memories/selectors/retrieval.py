@@ -19,7 +19,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memories import scoring
-from memories.selectors.lexical import tsquery_sql
 from memories.selectors.temporal import is_when_question, mentions_time, query_time_window
 from memories.services.access import memory_access_record
 from memories.services.embeddings import embedding_get
@@ -125,7 +124,39 @@ def _corpus_stats(cursor, *, kind: str, owner_id: int) -> tuple[int, float]:
     return stats[1], stats[2]
 
 
-def _bm25_sql(*, table: str, join: str, alias: str, where: str, tsq_sql: str) -> str:
+def _query_lexemes(cursor, query: str) -> list[str]:
+    """The query's lexemes as PostgreSQL normalises documents: English stems without stopwords,
+    plus CJK n-grams."""
+    cursor.execute(
+        "SELECT tsvector_to_array(to_tsvector('english', %s) || to_tsvector('simple', %s))",
+        [query, cjk_ngrams(query, for_query=True)],
+    )
+    return list(cursor.fetchone()[0] or [])
+
+
+def _selective(cursor, *, table: str, alias: str, owner_id: int, lexemes: list[str], count: int) -> list[str]:
+    """Drop lexemes found in most of the owner's documents.
+
+    Their inverse document frequency is near zero, so they barely move BM25, but matching on them
+    would score nearly every row (every memory says "user"). Counting is capped, so this costs a
+    few index probes however large the collection.
+    """
+    cap = max(200, int(count * settings.MEMORY_RETRIEVAL["COMMON_TERM_SHARE"]))
+    if len(lexemes) <= 1 or count <= cap:
+        return lexemes
+    kept = []
+    for lexeme in lexemes:
+        cursor.execute(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {alias}.owner_id = %s "
+            f"AND {alias}.search_vector @@ quote_literal(%s)::tsquery LIMIT %s) hits",
+            [owner_id, lexeme, cap],
+        )
+        if cursor.fetchone()[0] < cap:
+            kept.append(lexeme)
+    return kept or lexemes
+
+
+def _bm25_sql(*, table: str, join: str, alias: str, where: str) -> str:
     """Okapi BM25 (k1=1.2, b=0.75) computed in PostgreSQL over the documents matching any query term.
 
     ts_rank has no inverse document frequency, which is what makes BM25 work on conversations:
@@ -134,15 +165,16 @@ def _bm25_sql(*, table: str, join: str, alias: str, where: str, tsq_sql: str) ->
     contains a lexeme exactly when it matches that term).
     """
     return f"""
-        WITH query_lexemes AS (
-            SELECT tsvector_to_array(to_tsvector('english', %s) || to_tsvector('simple', %s)) AS lexemes
+        WITH query AS (
+            SELECT %s::text[] AS lexemes,
+                   (SELECT string_agg(quote_literal(l), ' | ')::tsquery FROM unnest(%s::text[]) l) AS q
         ), matched AS (
-            SELECT {alias}.id, {alias}.search_vector AS sv FROM {table}{join}
-            WHERE {where} AND {alias}.search_vector @@ ({tsq_sql})
+            SELECT {alias}.id, {alias}.search_vector AS sv FROM {table}{join}, query
+            WHERE {where} AND {alias}.search_vector @@ query.q
         ), terms AS (
             SELECT m.id, length(m.sv) AS dl, u.lexeme, coalesce(array_length(u.positions, 1), 1) AS tf
-            FROM matched m CROSS JOIN LATERAL unnest(m.sv) u, query_lexemes q
-            WHERE u.lexeme = ANY(q.lexemes)
+            FROM matched m CROSS JOIN LATERAL unnest(m.sv) u, query
+            WHERE u.lexeme = ANY(query.lexemes)
         ), df AS (
             SELECT lexeme, count(*) AS df FROM terms GROUP BY lexeme
         )
@@ -154,7 +186,7 @@ def _bm25_sql(*, table: str, join: str, alias: str, where: str, tsq_sql: str) ->
     """
 
 
-def _candidates(cursor, *, kind, where, params, vec, query, tsq, limit) -> dict[str, Candidate]:
+def _candidates(cursor, *, kind, where, params, vec, lexemes, limit) -> dict[str, Candidate]:
     if kind == "memory":
         table, columns, join = "memories_memory m", MEMORY_COLUMNS, ""
         alias = "m"
@@ -172,15 +204,16 @@ def _candidates(cursor, *, kind, where, params, vec, query, tsq, limit) -> dict[
     for rank, row in enumerate(rows, 1):
         key = str(row["id"])
         found[key] = Candidate(type=kind, id=key, vector_rank=rank, similarity=float(row["similarity"]), row=row)
-    if tsq is not None:
-        tsq_sql, tsq_params = tsq
-        count, avg_len = _corpus_stats(cursor, kind=kind, owner_id=params[0])
-        bm25 = _bm25_sql(table=table, join=join, alias=alias, where=where, tsq_sql=tsq_sql)
+    if lexemes:
+        owner_id = params[0]
+        count, avg_len = _corpus_stats(cursor, kind=kind, owner_id=owner_id)
+        selective = _selective(cursor, table=table, alias=alias, owner_id=owner_id, lexemes=lexemes, count=count)
+        bm25 = _bm25_sql(table=table, join=join, alias=alias, where=where)
         rows = _fetch(
             cursor,
             f"SELECT {columns}, lex.bm25 AS lexical, 1 - ({alias}.embedding <=> %s::vector) AS similarity "
             f"FROM ({bm25}) lex JOIN {table} ON {alias}.id = lex.id{join} ORDER BY lex.bm25 DESC",
-            [vec, query, cjk_ngrams(query, for_query=True), *params, *tsq_params, count, avg_len, limit],
+            [vec, selective, selective, *params, count, avg_len, limit],
         )
         for rank, row in enumerate(rows, 1):
             key = str(row["id"])
@@ -258,8 +291,10 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime) -> list[dic
             importance, strength, when = TURN_IMPORTANCE, 1.0, row["created_at"]
         recency = scoring.recency(_age_days(when, now))
         weighted = w_rel * relevance + w_imp * importance + w_rec * recency
-        # Decay is a soft bias: a faded memory is still found, just lower.
+        # Decay is a soft bias: a faded or archived memory is still found, just lower.
         score = weighted * (0.5 + 0.5 * strength)
+        if cand.type == "memory" and row["status"] == "archived":
+            score *= cfg["ARCHIVED_FACTOR"]
         rrf = sum(1.0 / (k + r) for r in (cand.vector_rank, cand.lexical_rank) if r is not None)
         ranked.append(
             {
@@ -327,7 +362,6 @@ def memory_search(
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
     vec = _vector_literal(embedding_get(text=query))
-    tsq = tsquery_sql(query)
     limit = max(settings.MEMORY_RETRIEVAL["CANDIDATES"], top_k * 2)
     now = timezone.now()
     candidates: list[Candidate] = []
@@ -335,15 +369,16 @@ def memory_search(
         # Iterative scans keep HNSW results complete when the owner filter removes most neighbours.
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute("SET LOCAL hnsw.ef_search = %s", [settings.MEMORY_RETRIEVAL["HNSW_EF_SEARCH"]])
+        lexemes = _query_lexemes(cursor, query)
         if scope in ("memories", "all"):
             where, params = _memory_filters(owner.pk, categories, include_archived, agent, since, until)
             candidates += _candidates(
-                cursor, kind="memory", where=where, params=params, vec=vec, query=query, tsq=tsq, limit=limit
+                cursor, kind="memory", where=where, params=params, vec=vec, lexemes=lexemes, limit=limit
             ).values()
         if scope in ("turns", "all") and not categories:
             where, params = _turn_filters(owner.pk, agent, since, until)
             candidates += _candidates(
-                cursor, kind="turn", where=where, params=params, vec=vec, query=query, tsq=tsq, limit=limit
+                cursor, kind="turn", where=where, params=params, vec=vec, lexemes=lexemes, limit=limit
             ).values()
         ranked = _rank(candidates, query=query, now=now)[:top_k]
         memory_ids = [r["candidate"].id for r in ranked if r["candidate"].type == "memory"]
