@@ -59,9 +59,19 @@ def status_for_strength(strength: float, *, retention: str, current: str = "acti
     return current
 
 
-def expires_at_for(retention: str, observed_at: datetime) -> datetime | None:
+def expires_at_for(retention: str, start: datetime) -> datetime | None:
+    """Seed 001: a retention class keeps a memory for a span counted from when it is stored."""
     days = RETENTION_DAYS[retention]
-    return None if days is None else observed_at + timedelta(days=days)
+    return None if days is None else start + timedelta(days=days)
+
+
+# Seed 001's defaults: preferences, skills and behaviour rules are kept; lessons and tasks lapse.
+DEFAULT_RETENTION = {"todo": "long", "error": "long"}
+
+
+def default_retention(category: str) -> str:
+    """The retention a memory gets when the writer does not say."""
+    return DEFAULT_RETENTION.get(category, "permanent")
 
 
 def recency(age_days: float) -> float:

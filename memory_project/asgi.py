@@ -10,11 +10,25 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from memories.consumers import ApiKeyAuthMiddleware, origin_validated  # noqa: E402
+from memories.mcp.http import McpHttpApp, mcp_path  # noqa: E402
 from memory_project.routing import websocket_urlpatterns  # noqa: E402
+
+mcp_app = McpHttpApp()
+
+
+async def http_app(scope, receive, send):
+    """/mcp goes to the MCP server (streamable HTTP), everything else to Django."""
+    if mcp_path(scope["path"]):
+        await mcp_app(scope, receive, send)
+    else:
+        await django_asgi_app(scope, receive, send)
+
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
+        "http": http_app,
+        # uvicorn sends a lifespan (daphne does not): it starts and stops the MCP session manager.
+        "lifespan": mcp_app,
         "websocket": origin_validated(AuthMiddlewareStack(ApiKeyAuthMiddleware(URLRouter(websocket_urlpatterns)))),
     }
 )

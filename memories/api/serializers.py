@@ -32,7 +32,7 @@ class MemoryCreateInputSerializer(StrictSerializer):
     category = serializers.ChoiceField(choices=Category.choices, required=False, default=Category.FACT)
     importance = ImportanceField(required=False)
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
-    retention = serializers.ChoiceField(choices=Retention.choices, required=False, default=Retention.LONG)
+    retention = serializers.ChoiceField(choices=Retention.choices, required=False, default=None)
     subject = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
     predicate = CleanCharField(max_length=200, required=False, allow_blank=True, default="")
     structured_data = StrictJSONObjectField(required=False, default=dict)

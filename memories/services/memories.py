@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories import scoring
-from memories.models import Category, EventType, Memory, MemoryEvent, MemorySource, Retention, Source, Status
+from memories.models import Category, EventType, Memory, MemoryEvent, MemorySource, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.services.embeddings import embedding_get
 from memories.text import cjk_ngrams, content_hash, normalize
@@ -85,7 +85,7 @@ def memory_create(
     importance: float | str | None = None,
     agent: str = "",
     source: str = Source.AGENT_WRITE,
-    retention: str = Retention.LONG,
+    retention: str | None = None,
     subject: str = "",
     predicate: str = "",
     structured_data: dict | None = None,
@@ -102,6 +102,7 @@ def memory_create(
     reason: str = "",
 ) -> Memory:
     content = normalize(content)
+    retention = retention or scoring.default_retention(category)
     importance_value = scoring.importance_value(importance)
     observed = observed_at or timezone.now()
     if status is None:
@@ -124,7 +125,7 @@ def memory_create(
         base_strength=initial,
         confidence=confidence,
         retention=retention,
-        expires_at=expires_at or scoring.expires_at_for(retention, observed),
+        expires_at=expires_at or scoring.expires_at_for(retention, timezone.now()),
         status=status,
         pinned=pinned and status == Status.ACTIVE,
         review_reason=review_reason,
@@ -185,7 +186,7 @@ def memory_update(
     if "importance" in changes:
         changes["importance"] = scoring.importance_value(changes["importance"])
     if "retention" in changes and "expires_at" not in changes:
-        changes["expires_at"] = scoring.expires_at_for(changes["retention"], memory.observed_at)
+        changes["expires_at"] = scoring.expires_at_for(changes["retention"], timezone.now())
     for field, value in changes.items():
         setattr(memory, field, value)
     if "strength" in changes:

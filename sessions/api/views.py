@@ -113,6 +113,9 @@ class SessionEndApi(APIView):
         session = session_get(owner=request_owner(request), session_id=session_id)
         job = session_end(session=session)
         session.refresh_from_db()
+        if job is not None:
+            # In embedded mode the job may already have run (after commit, before this response).
+            job.refresh_from_db()
         body = SessionOutputSerializer(session).data
         body["extraction_job"] = (
             {"id": str(job.id), "status": job.status, "kind": job.kind} if job is not None else None

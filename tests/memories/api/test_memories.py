@@ -1,6 +1,7 @@
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from django.utils import timezone
 
 from memories.models import Memory, MemorySource
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory
@@ -82,18 +83,34 @@ def test_create_memory_defaults(api, user):
     # when alice stores a memory with only its content
     response = api.post("/api/v1/memories/", {"content": "My cat is called Miso"}, format="json")
 
-    # then the defaults apply: a long-lived medium-importance fact expiring 30 days after it was observed
+    # then the defaults apply: a medium-importance fact kept until forgotten (seed 001 keeps facts
+    # a person states; only todos and lessons lapse by default)
     assert response.status_code == 201
     body = response.json()
     assert (body["category"], body["importance"], body["strength"], body["retention"], body["agent"]) == (
         "fact",
         0.6,
         0.6,
-        "long",
+        "permanent",
         "",
     )
-    observed = datetime.fromisoformat(body["observed_at"])
-    assert datetime.fromisoformat(body["expires_at"]) == observed + timedelta(days=30)
+    assert body["expires_at"] is None
+
+
+def test_create_todo_defaults_to_long_retention_counted_from_storage(api, user):
+    # when alice stores a todo that was said in the past
+    before = timezone.now()
+    response = api.post(
+        "/api/v1/memories/",
+        {"content": "Renew the passport", "category": "todo", "observed_at": "2020-01-01T00:00:00Z"},
+        format="json",
+    )
+
+    # then it lapses 30 days after it was stored, not after it was said
+    body = response.json()
+    assert body["retention"] == "long"
+    expires = datetime.fromisoformat(body["expires_at"])
+    assert before + timedelta(days=30) <= expires <= timezone.now() + timedelta(days=30)
 
 
 def test_create_memory_honours_an_explicit_expiry(api, user):

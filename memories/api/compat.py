@@ -1,0 +1,291 @@
+"""Seed 004 §7's REST endpoints (VibeWorker's `/api/memory/...`) as thin views over our services.
+
+They live at `/api/v1/memory/...` (the seed's paths under our version prefix, with or without the
+trailing slash) and speak the seed's shapes: `salience` for importance, seed 004's category names
+(`preferences`, `facts`, `tasks`, `reflections`, `procedural`, `general`; ours are accepted too), and
+memory.json entries with `x_*` keys carrying our exact category, status and strength.
+"""
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.api.lifecycle import LifecycleRunInputSerializer, LifecycleRunOutputSerializer
+from memories.api.views import actor_of
+from memories.formats.categories import categories_for_filter, category_from_seed
+from memories.formats.memory_json import MEMORY_JSON_VERSION, format_timestamp
+from memories.models import PROCEDURAL_CATEGORIES, CoreMemory, LifecycleRun, Memory, Source, Status
+from memories.selectors.retrieval import memory_search
+from memories.services.decisions import memory_write
+from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
+from memories.services.transfer import memory_to_seed_004
+from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer, request_owner
+from memory_project.exceptions import ServiceError
+
+SEED_CATEGORIES = ("preferences", "facts", "tasks", "reflections", "procedural", "general")
+
+
+def _category_filter(name: str | None) -> list[str] | None:
+    if not name:
+        return None
+    categories = categories_for_filter(name)
+    if categories is None:
+        raise ServiceError(f"Unknown category {name!r}.", code="invalid")
+    return categories
+
+
+class AgentSerializer(StrictSerializer):
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    owner = CleanCharField(max_length=150, required=False)
+
+
+def _run_lifecycle(request, step: str) -> Response:
+    LifecycleRunInputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+    run = lifecycle_run(owner=request_owner(request), trigger="api")
+    busy = run.status == LifecycleRun.RunStatus.FAILED and run.error == LOCK_BUSY_ERROR
+    body = {
+        "status": "busy" if busy else run.status,
+        "step": step,
+        "counts": (run.counts or {}).get(step, {}),
+        "run": LifecycleRunOutputSerializer(run).data,
+    }
+    return Response(body, status=status.HTTP_409_CONFLICT if busy else status.HTTP_200_OK)
+
+
+class CompatConsolidateApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=OpenApiTypes.OBJECT,
+        summary="Seed 004: POST /api/memory/consolidate",
+        description="Runs the lifecycle now (its dedup step merges near-duplicates; decay, archive and the "
+        "other steps run too); `counts` are the dedup step's. Same as POST /api/v1/lifecycle/run/.",
+    )
+    def post(self, request):
+        return _run_lifecycle(request, "dedup")
+
+
+class CompatArchiveApi(APIView):
+    @extend_schema(
+        request=None,
+        responses=OpenApiTypes.OBJECT,
+        summary="Seed 004: POST /api/memory/archive",
+        description="Runs the lifecycle now; its daily-digest step summarises days older than 30 days "
+        "(promoting their important memories) and drops raw entries after 60. `counts` are that step's.",
+    )
+    def post(self, request):
+        return _run_lifecycle(request, "digests")
+
+
+class ProceduralQuerySerializer(StrictSerializer):
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    owner = CleanCharField(max_length=150, required=False)
+    include_archived = serializers.BooleanField(required=False, default=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=1000, default=200)
+
+
+class CompatProceduralApi(APIView):
+    @extend_schema(
+        parameters=[ProceduralQuerySerializer],
+        responses=OpenApiTypes.OBJECT,
+        summary="Seed 004: GET /api/memory/procedural",
+        description="The procedural memories (skills, error lessons, rules), strongest first, in memory.json shape.",
+    )
+    def get(self, request):
+        query = ProceduralQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        args = query.validated_data
+        statuses = [Status.ACTIVE, Status.ARCHIVED] if args["include_archived"] else [Status.ACTIVE]
+        qs = (
+            Memory.objects.filter(
+                owner=request_owner(request),
+                agent=args["agent"],
+                category__in=PROCEDURAL_CATEGORIES,
+                status__in=statuses,
+            )
+            .defer("embedding", "search_vector", "search_ngrams")
+            .order_by("-strength", "-importance", "id")
+        )
+        return Response({"memories": [memory_to_seed_004(m) for m in qs[: args["limit"]]]})
+
+
+class RollingSummarySerializer(StrictSerializer):
+    rolling_summary = CleanCharField(allow_blank=True, trim_whitespace=True, max_length=100_000)
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+
+
+class CompatRollingSummaryApi(APIView):
+    @extend_schema(
+        parameters=[AgentSerializer],
+        responses=OpenApiTypes.OBJECT,
+        summary="Seed 004: GET /api/memory/rolling-summary",
+    )
+    def get(self, request):
+        query = AgentSerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        core = CoreMemory.objects.filter(owner=request_owner(request), agent=query.validated_data["agent"]).first()
+        return Response(
+            {
+                "rolling_summary": core.rolling_summary if core else "",
+                "updated_at": format_timestamp(core.updated_at) if core else None,
+            }
+        )
+
+    @extend_schema(
+        request=RollingSummarySerializer,
+        responses=OpenApiTypes.OBJECT,
+        summary="Seed 004: PUT /api/memory/rolling-summary",
+        description="Replaces the owner's rolling summary (CoreMemory.rolling_summary).",
+    )
+    def put(self, request):
+        serializer = RollingSummarySerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        core, _ = CoreMemory.objects.update_or_create(
+            owner=request_owner(request), agent=data["agent"], defaults={"rolling_summary": data["rolling_summary"]}
+        )
+        return Response({"rolling_summary": core.rolling_summary, "updated_at": format_timestamp(core.updated_at)})
+
+
+class EntriesQuerySerializer(StrictSerializer):
+    category = CleanCharField(max_length=40, required=False)
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    owner = CleanCharField(max_length=150, required=False)
+    limit = serializers.IntegerField(required=False, min_value=1, max_value=10_000, default=1000)
+
+
+class EntryCreateSerializer(StrictSerializer):
+    content = ContentField()
+    category = CleanCharField(max_length=40, required=False, default="general")
+    salience = serializers.FloatField(required=False, min_value=0, max_value=1, allow_null=True, default=None)
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    # Seed 004 §11's tool argument; a daily-log write is kept as a memory here all the same.
+    write_to = serializers.ChoiceField(choices=["memory", "daily"], required=False, default="memory")
+
+    def validate_category(self, value):
+        if category_from_seed(value, content=self.initial_data.get("content") or "") is None:
+            raise serializers.ValidationError(
+                f"Unknown category; use one of {', '.join(SEED_CATEGORIES)} (or ours: preference, fact, …)."
+            )
+        return value
+
+
+class CompatEntriesApi(APIView):
+    @extend_schema(
+        parameters=[EntriesQuerySerializer],
+        responses=OpenApiTypes.OBJECT,
+        summary="Seed 004: GET /api/memory/entries",
+        description="memory.json's content: `{version, last_updated, rolling_summary, memories}` with salience "
+        "and access_count; active and archived memories, newest first.",
+    )
+    def get(self, request):
+        query = EntriesQuerySerializer(data=request.query_params.dict())
+        query.is_valid(raise_exception=True)
+        args = query.validated_data
+        owner = request_owner(request)
+        qs = Memory.objects.filter(owner=owner, agent=args["agent"], status__in=[Status.ACTIVE, Status.ARCHIVED])
+        categories = _category_filter(args.get("category"))
+        if categories:
+            qs = qs.filter(category__in=categories)
+        qs = qs.defer("embedding", "search_vector", "search_ngrams").order_by("-created_at", "id")
+        core = CoreMemory.objects.filter(owner=owner, agent=args["agent"]).first()
+        memories = [memory_to_seed_004(m) for m in qs[: args["limit"]]]
+        latest = qs.aggregate(latest=Max("updated_at"))["latest"]
+        return Response(
+            {
+                "version": MEMORY_JSON_VERSION,
+                "last_updated": format_timestamp(latest),
+                "rolling_summary": core.rolling_summary if core else "",
+                "memories": memories,
+            }
+        )
+
+    @extend_schema(
+        request=EntryCreateSerializer,
+        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT},
+        summary="Seed 004: POST /api/memory/entries",
+        description="Stores a memory through the merge decision (ADD / UPDATE / DELETE / NOOP); `salience` is "
+        "its importance. 201 when a memory was added (or superseded an old one), 200 otherwise.",
+    )
+    def post(self, request):
+        serializer = EntryCreateSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        data = serializer.validated_data
+        with transaction.atomic():
+            result = memory_write(
+                owner=request_owner(request),
+                content=data["content"],
+                category=category_from_seed(data["category"], content=data["content"]),
+                importance=data["salience"],
+                agent=data["agent"],
+                actor=actor_of(request),
+                source=Source.USER_EXPLICIT,
+            )
+        action = {"add": "ADD", "update": "UPDATE", "delete": "DELETE", "noop": "NOOP"}[result.action]
+        body = {"action": action, "entry": memory_to_seed_004(result.memory)}
+        if result.previous is not None:
+            body["previous_id"] = str(result.previous.pk)
+        code = status.HTTP_201_CREATED if result.action in ("add", "delete") else status.HTTP_200_OK
+        return Response(body, status=code)
+
+
+class CompatSearchSerializer(StrictSerializer):
+    query = CleanCharField(max_length=4000)
+    top_k = serializers.IntegerField(required=False, default=5, min_value=1, max_value=settings.MAX_TOP_K)
+    use_decay = serializers.BooleanField(required=False, default=True)
+    category = CleanCharField(max_length=40, required=False, allow_null=True, default=None)
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
+
+
+class CompatSearchApi(APIView):
+    @extend_schema(
+        request=CompatSearchSerializer,
+        responses=OpenApiTypes.OBJECT,
+        parameters=[OpenApiParameter("owner", str, description="staff only")],
+        summary="Seed 004: POST /api/memory/search",
+        description="Hybrid search over memories. `use_decay` true (default) ranks as POST /api/v1/search/ "
+        "does (relevance, importance, recency, strength); false ranks by relevance and importance only. "
+        "`category` filters by a seed 004 category (procedural = skills, errors, rules and workflows) or one "
+        "of ours.",
+    )
+    def post(self, request):
+        serializer = CompatSearchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        args = serializer.validated_data
+        categories = _category_filter(args["category"])
+        owner = request_owner(request)
+        top_k = args["top_k"]
+        found = memory_search(
+            owner=owner,
+            query=args["query"],
+            top_k=top_k if args["use_decay"] else min(settings.MAX_TOP_K, top_k * 4),
+            scope="memories",
+            categories=categories,
+            agent=args["agent"],
+        )
+        results = found["results"]
+        if not args["use_decay"]:
+            cfg = settings.MEMORY_RETRIEVAL
+            for result in results:
+                scores = result["scores"]
+                result["score"] = round(
+                    cfg["WEIGHT_RELEVANCE"] * scores["relevance"] + cfg["WEIGHT_IMPORTANCE"] * scores["importance"], 6
+                )
+            results = sorted(results, key=lambda r: (-r["score"], r["id"]))[:top_k]
+        by_id = {
+            str(m.pk): m
+            for m in Memory.objects.filter(owner=owner, pk__in=[r["id"] for r in results]).defer(
+                "embedding", "search_vector", "search_ngrams"
+            )
+        }
+        out = []
+        for result in results:
+            memory = by_id.get(result["id"])
+            if memory is None:
+                continue
+            out.append({**memory_to_seed_004(memory), "score": result["score"], "scores": result["scores"]})
+        return Response({"results": out, "took_ms": found["took_ms"]})

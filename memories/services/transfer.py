@@ -1,0 +1,899 @@
+"""Import and export of an owner's memories in the seed formats and our own JSONL (DESIGN §5).
+
+Formats:
+
+- ``memory-md`` / ``learnings-md`` — seed 002 §2.3 MEMORY.md (score → strength and importance, last
+  activation → last_reinforced_at and observed_at, hits → hit_count, the Archived section → archived).
+- ``memory-json`` — seed 004 §2.1 memory.json (categories mapped as DESIGN §3 says, salience →
+  importance, timestamps kept, the rolling summary → CoreMemory.rolling_summary).
+- ``user-md`` — a USER.md profile: each line a preference or fact (or our own section's category).
+- ``daily-log`` — seed 004 daily logs (``logs/YYYY-MM-DD.json`` or the v1 ``.md``): the day's lines
+  go into its DailyDigest, the noteworthy ones (tagged with a category, reflections, statements
+  the offline extractor recognises) through the merge decision as memories.
+- ``jsonl`` — ours, full fidelity: one JSON object per memory.
+
+Every imported memory goes through `memory_write` (embedded, deduplicated, contradictions
+superseded) with source ``import``, and gets an ``import`` event naming the file and format. For
+memories the import created, the file's strength, counters and timestamps are set after the
+decision, so the history reads: add (the decision) → import (the file's values).
+
+A folder (seed 004 §10 migration) is imported file by file, each in its own transaction; each file
+imported is renamed to ``<name>.migrated``, so a second run finds nothing left to import.
+"""
+
+import json
+import logging
+import os
+import re
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, time
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from memories.formats.categories import category_from_seed, category_to_seed_004, records_failure
+from memories.formats.memory_json import (
+    FormatError,
+    format_timestamp,
+    parse_daily_log_json,
+    parse_daily_log_md,
+    parse_memory_json,
+    parse_timestamp,
+    render_memory_json,
+)
+from memories.formats.memory_md import (
+    ARCHIVED,
+    MemoryMdEntry,
+    parse_memory_md,
+    render_learnings_md,
+    render_memory_md,
+    render_user_md,
+)
+from memories.formats.user_profile import category_for_section, parse_user_profile
+from memories.models import (
+    PROCEDURAL_CATEGORIES,
+    Category,
+    CoreMemory,
+    DailyDigest,
+    EventType,
+    Memory,
+    Retention,
+    Source,
+    Status,
+)
+from memories.services.decisions import memory_write
+from memories.services.lifecycle import short_ids
+from memories.services.memories import memory_create, memory_event_record, memory_snapshot
+from memories.text import content_hash
+
+logger = logging.getLogger(__name__)
+
+FORMATS = ("memory-md", "learnings-md", "memory-json", "user-md", "daily-log", "jsonl")
+EXPORT_FORMATS = ("memory-md", "learnings-md", "memory-json", "user-md", "jsonl")
+EXPORT_FILE_NAMES = {
+    "memory-md": "MEMORY.md",
+    "learnings-md": "learnings.md",
+    "memory-json": "memory.json",
+    "user-md": "USER.md",
+    "jsonl": "memories.jsonl",
+}
+EXPORT_CONTENT_TYPES = {
+    "memory-md": "text/markdown; charset=utf-8",
+    "learnings-md": "text/markdown; charset=utf-8",
+    "memory-json": "application/json; charset=utf-8",
+    "user-md": "text/markdown; charset=utf-8",
+    "jsonl": "application/x-ndjson; charset=utf-8",
+}
+# Files a migration folder may hold, in the order they are imported (older formats first, so the
+# newer file's values win where the two disagree).
+FOLDER_FILES = (
+    ("memory.md", "memory-md"),
+    ("learnings.md", "learnings-md"),
+    ("memory.json", "memory-json"),
+    ("user.md", "user-md"),
+    ("memories.jsonl", "jsonl"),
+)
+MIGRATED_SUFFIX = ".migrated"
+_LOG_NAME = re.compile(r"^\d{4}-\d{2}-\d{2}\.(?:md|json)$", re.IGNORECASE)
+_INERT = (Status.FORGOTTEN, Status.REJECTED)
+
+
+@dataclass
+class ImportWarning:
+    file: str
+    line: int | None
+    message: str
+
+
+@dataclass
+class ImportReport:
+    format: str
+    source: str
+    entries: int = 0  # records read (memories, profile lines, log lines)
+    added: int = 0  # new memories
+    merged: int = 0  # folded into an existing memory (a closer statement of it)
+    reinforced: int = 0  # already known: the existing memory was reinforced
+    superseded: int = 0  # new memories that replaced a contradicted one
+    skipped: int = 0  # broken or unusable entries (see warnings)
+    digests: int = 0  # daily digests created or extended
+    rolling_summary: bool = False
+    warnings: list[ImportWarning] = field(default_factory=list)
+    memory_ids: list[str] = field(default_factory=list)
+    files: list["ImportReport"] = field(default_factory=list)
+    migrated: list[str] = field(default_factory=list)
+    error: str = ""
+
+    def warn(self, line: int | None, message: str) -> None:
+        self.warnings.append(ImportWarning(self.source, line, message))
+        # The report carries the warning to the caller; the log only keeps a trace of it.
+        logger.info("import %s line %s: %s", self.source, line, message)
+
+    def absorb(self, other: "ImportReport") -> None:
+        for name in ("entries", "added", "merged", "reinforced", "superseded", "skipped", "digests"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.rolling_summary = self.rolling_summary or other.rolling_summary
+        self.warnings += other.warnings
+        self.memory_ids += other.memory_ids
+        self.files.append(other)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class _Record:
+    """One memory to write, whatever file it came from."""
+
+    line: int | None
+    content: str
+    category: str
+    importance: float | None = None
+    status: str = Status.ACTIVE
+    retention: str = Retention.LONG
+    agent: str | None = None
+    subject: str = ""
+    predicate: str = ""
+    structured_data: dict | None = None
+    confidence: float = 1.0
+    observed_at: datetime | None = None
+    origin: str = ""
+    # Applied after the decision to memories this import created.
+    preserve: dict = field(default_factory=dict)
+
+
+# --- entry points -------------------------------------------------------------------------------
+
+
+def memory_import(*, owner, path_or_text, fmt: str | None = None, actor: str, agent: str | None = None) -> ImportReport:
+    """Import a file, a migration folder (MEMORY.md / memory.json / USER.md / logs/), or text.
+
+    A `Path`, or a one-line string naming an existing file or folder, is read from disk; any other
+    string is the content itself. `agent` None keeps each JSONL record's own agent (the default
+    namespace for every other format). Raises FormatError when a single file is unusable as a whole.
+    """
+    path = _as_path(path_or_text)
+    if path is not None and path.is_dir():
+        return _import_folder(owner=owner, folder=path, actor=actor, agent=agent)
+    if path is not None:
+        return memory_import_text(
+            owner=owner, text=_read(path), fmt=fmt, name=_display_name(path), actor=actor, agent=agent
+        )
+    return memory_import_text(owner=owner, text=str(path_or_text), fmt=fmt, name="", actor=actor, agent=agent)
+
+
+def memory_import_text(
+    *, owner, text: str, fmt: str | None = None, name: str = "", actor: str, agent: str | None = None
+) -> ImportReport:
+    """Import `text` (an upload, a pasted file); `name` is its file name, used to detect the format and
+    a daily log's day. Nothing is read from disk here, so it is the entry point for API requests."""
+    if "\x00" in text:
+        raise FormatError("the file contains NUL bytes: not a text file")
+    fmt = fmt or detect_format(name, text)
+    if fmt not in FORMATS:
+        raise FormatError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
+    report = ImportReport(format=fmt, source=name or f"({fmt})")
+    with transaction.atomic():
+        _IMPORTERS[fmt](owner=owner, text=text, name=name, actor=actor, agent=agent, report=report)
+    return report
+
+
+def detect_format(name: str, text: str) -> str:
+    """The format of a file from its name, else from its content; FormatError when neither tells."""
+    base = Path(name or "").name.lower()
+    if base in ("memory.md", "agent_memory.md"):
+        return "memory-md"
+    if base == "learnings.md":
+        return "learnings-md"
+    if base == "user.md":
+        return "user-md"
+    if base == "memory.json" or base == "memories.json":
+        return "memory-json"
+    if base.endswith(".jsonl") or base.endswith(".ndjson"):
+        return "jsonl"
+    if _LOG_NAME.match(base):
+        return "daily-log"
+    stripped = text.lstrip("\ufeff").lstrip()
+    if stripped.startswith("{") or stripped.startswith("["):
+        first = stripped.splitlines()[0].strip()
+        try:
+            one = json.loads(first)
+        except ValueError:
+            one = None
+        if isinstance(one, dict) and "content" in one:
+            return "jsonl"
+        if '"entries"' in stripped and '"date"' in stripped and '"memories"' not in stripped:
+            return "daily-log"
+        return "memory-json"
+    if re.search(r"^###\s+\[[^\]]+\]", stripped, re.MULTILINE):
+        return "learnings-md" if re.match(r"#\s+Agent Learnings", stripped) else "memory-md"
+    if re.match(r"#\s+(?:User Profile|用户档案|USER)", stripped, re.IGNORECASE):
+        return "user-md"
+    raise FormatError(
+        "cannot tell the format of this file: name it MEMORY.md, learnings.md, memory.json, USER.md, "
+        "YYYY-MM-DD.md / .json or *.jsonl, or give the format explicitly"
+    )
+
+
+def memory_export(*, owner, fmt: str, agent: str | None = None) -> str:
+    """Everything of `owner` (one agent namespace when `agent` is given) in one format."""
+    if fmt not in EXPORT_FORMATS:
+        raise FormatError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
+    qs = Memory.objects.filter(owner=owner).defer("embedding", "search_vector", "search_ngrams")
+    if agent is not None:
+        qs = qs.filter(agent=agent)
+    if fmt == "jsonl":
+        return "".join(
+            json.dumps(memory_to_jsonl(m), ensure_ascii=False) + "\n"
+            for m in qs.order_by("created_at", "observed_at", "id")
+        )
+    live = qs.filter(status__in=[Status.ACTIVE, Status.ARCHIVED])
+    if fmt == "memory-json":
+        core = CoreMemory.objects.filter(owner=owner, agent=agent or "").first()
+        return render_memory_json(
+            [memory_to_seed_004(m) for m in live.order_by("created_at", "observed_at", "id")],
+            rolling_summary=core.rolling_summary if core else "",
+        )
+    updated_at = timezone.localtime()
+    if fmt == "user-md":
+        rows = list(live.filter(status=Status.ACTIVE).order_by("-strength", "id"))
+        return render_user_md(
+            memory_md_entries(rows),
+            name=owner.get_full_name() or owner.get_username(),
+            updated_at=updated_at,
+            per_section=max(1, len(rows)),
+        )
+    if fmt == "learnings-md":
+        rows = list(live.filter(category__in=PROCEDURAL_CATEGORIES).order_by("-strength", "id"))
+        return render_learnings_md(memory_md_entries(rows), updated_at=updated_at, archive_below=_archive_below())
+    rows = list(live.order_by("-strength", "id"))
+    return render_memory_md(memory_md_entries(rows), updated_at=updated_at, archive_below=_archive_below())
+
+
+# --- conversions --------------------------------------------------------------------------------
+
+
+def memory_md_entries(memories: list[Memory]) -> list[MemoryMdEntry]:
+    """MEMORY.md entries for `memories` (ids are short unique prefixes of their UUIDs)."""
+    ids = short_ids([m.pk for m in memories])
+    tz = timezone.get_current_timezone()
+    return [
+        MemoryMdEntry(
+            id=ids[m.pk],
+            category=m.category,
+            score=min(1.0, max(0.0, m.strength)),
+            last_activated=timezone.localtime(m.last_reinforced_at or m.observed_at, tz).date(),
+            hits=m.hit_count,
+            content=m.content,
+            section=ARCHIVED if m.status == Status.ARCHIVED else "active",
+        )
+        for m in memories
+    ]
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def memory_to_jsonl(memory: Memory) -> dict:
+    return {
+        "id": str(memory.pk),
+        "content": memory.content,
+        "category": memory.category,
+        "agent": memory.agent,
+        "importance": memory.importance,
+        "strength": memory.strength,
+        "confidence": memory.confidence,
+        "status": memory.status,
+        "retention": memory.retention,
+        "expires_at": _iso(memory.expires_at),
+        "pinned": memory.pinned,
+        "subject": memory.subject,
+        "predicate": memory.predicate,
+        "structured_data": memory.structured_data or {},
+        "source": memory.source,
+        "hit_count": memory.hit_count,
+        "access_count": memory.access_count,
+        "observed_at": _iso(memory.observed_at),
+        "created_at": _iso(memory.created_at),
+        "updated_at": _iso(memory.updated_at),
+        "last_reinforced_at": _iso(memory.last_reinforced_at),
+        "last_accessed_at": _iso(memory.last_accessed_at),
+    }
+
+
+def memory_to_seed_004(memory: Memory) -> dict:
+    """A memory in seed 004's memory.json shape; `x_*` keys carry what its six categories cannot."""
+    item = {
+        "id": memory.pk.hex[:8],
+        "category": category_to_seed_004(memory.category),
+        "content": memory.content,
+        "salience": round(memory.importance, 4),
+        "created_at": format_timestamp(memory.created_at),
+        "last_accessed": format_timestamp(memory.last_accessed_at or memory.last_reinforced_at or memory.observed_at),
+        "access_count": memory.access_count,
+        "source": memory.source,
+    }
+    if memory.structured_data:
+        item["context"] = memory.structured_data
+    item.update(
+        x_id=str(memory.pk),
+        x_category=memory.category,
+        x_status=memory.status,
+        x_strength=round(memory.strength, 6),
+        x_observed_at=format_timestamp(memory.observed_at),
+    )
+    return item
+
+
+def _archive_below() -> float:
+    return float(settings.MEMORY_SCORING["ARCHIVE_BELOW"])
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def _as_path(value) -> Path | None:
+    if isinstance(value, Path):
+        return value
+    if isinstance(value, str) and value and "\n" not in value and len(value) < 4096 and "\x00" not in value:
+        candidate = Path(os.path.expanduser(value))
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise FormatError(f"{path.name} is not UTF-8 text") from None
+
+
+def _display_name(path: Path) -> str:
+    # A daily log's folder is part of what identifies it ("logs/2026-02-21.md").
+    return f"{path.parent.name}/{path.name}" if path.parent.name.lower() == "logs" else path.name
+
+
+def _folder_files(folder: Path) -> list[tuple[Path, str]]:
+    by_name = {p.name.lower(): p for p in folder.iterdir() if p.is_file()}
+    found = [(by_name[name], fmt) for name, fmt in FOLDER_FILES if name in by_name]
+    logs = next((p for p in folder.iterdir() if p.is_dir() and p.name.lower() == "logs"), None)
+    if logs is not None:
+        found += [(p, "daily-log") for p in sorted(logs.iterdir()) if p.is_file() and _LOG_NAME.match(p.name)]
+    return found
+
+
+def _migrated_path(path: Path) -> Path:
+    target = path.with_name(path.name + MIGRATED_SUFFIX)
+    n = 1
+    while target.exists():
+        target = path.with_name(f"{path.name}{MIGRATED_SUFFIX}.{n}")
+        n += 1
+    return target
+
+
+def _import_folder(*, owner, folder: Path, actor: str, agent: str | None) -> ImportReport:
+    report = ImportReport(format="folder", source=str(folder))
+    files = _folder_files(folder)
+    if not files:
+        report.warn(
+            None,
+            "nothing to import: no MEMORY.md, learnings.md, memory.json, USER.md, memories.jsonl or "
+            f"logs/YYYY-MM-DD.md|json here (files already migrated end in {MIGRATED_SUFFIX})",
+        )
+        return report
+    for path, fmt in files:
+        name = _display_name(path)
+        try:
+            sub = memory_import_text(owner=owner, text=_read(path), fmt=fmt, name=name, actor=actor, agent=agent)
+        except FormatError as exc:
+            # The file stays where it is (not renamed), so fixing it and running again imports it.
+            sub = ImportReport(format=fmt, source=name, error=str(exc))
+            sub.warn(None, f"not imported: {exc}")
+            report.absorb(sub)
+            continue
+        target = _migrated_path(path)
+        path.rename(target)
+        sub.migrated.append(str(target))
+        report.migrated.append(str(target))
+        report.absorb(sub)
+    return report
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def _agent_of(record: _Record, agent: str | None) -> str:
+    if agent is not None:
+        return agent
+    return record.agent or ""
+
+
+def _state(memory: Memory) -> dict:
+    data = memory_snapshot(memory)
+    for name in ("observed_at", "created_at", "last_reinforced_at", "last_accessed_at"):
+        value = getattr(memory, name)
+        data[name] = value.isoformat() if value else None
+    data["hit_count"] = memory.hit_count
+    data["access_count"] = memory.access_count
+    return data
+
+
+def _write(*, owner, records: list[_Record], report: ImportReport, fmt: str, actor: str, agent: str | None) -> None:
+    where = f"imported from {report.source} ({fmt})"
+    created: dict = {}  # pk → record, for memories this import added
+    for record in records:
+        report.entries += 1
+        namespace = _agent_of(record, agent)
+        reason = f"{where}{', ' + record.origin if record.origin else ''}"
+        if record.status in _INERT:
+            _write_inert(owner=owner, record=record, report=report, actor=actor, agent=namespace, reason=reason)
+            continue
+        result = memory_write(
+            owner=owner,
+            content=record.content,
+            actor=actor,
+            category=record.category,
+            importance=record.importance,
+            agent=namespace,
+            source=Source.IMPORT,
+            retention=record.retention,
+            subject=record.subject,
+            predicate=record.predicate,
+            structured_data=record.structured_data,
+            confidence=record.confidence,
+            observed_at=record.observed_at,
+            status=Status.PENDING_REVIEW if record.status == Status.PENDING_REVIEW else None,
+        )
+        memory = result.memory
+        report.memory_ids.append(str(memory.pk))
+        if result.action in ("add", "delete"):
+            if result.action == "add":
+                report.added += 1
+            else:
+                report.superseded += 1
+            created[memory.pk] = (record, reason)
+            continue
+        if result.action == "update":
+            report.merged += 1
+        else:
+            report.reinforced += 1
+        if result.changed:
+            memory.refresh_from_db()
+            memory_event_record(
+                memory=memory,
+                event_type=EventType.IMPORT,
+                actor=actor,
+                after=_state(memory),
+                reason=f"{reason}; already known ({'merged' if result.action == 'update' else 'reinforced'})",
+            )
+    # After every decision: a later record superseding an earlier one of the same file penalised it,
+    # but the file says what its strength is.
+    for pk, (record, reason) in created.items():
+        memory = Memory.objects.get(pk=pk)
+        before = _state(memory)
+        changes = _preserved(record, memory)
+        if changes:
+            Memory.objects.filter(pk=pk).update(**changes)
+            memory.refresh_from_db()
+        memory_event_record(
+            memory=memory, event_type=EventType.IMPORT, actor=actor, before=before, after=_state(memory), reason=reason
+        )
+
+
+def _preserved(record: _Record, memory: Memory) -> dict:
+    changes = dict(record.preserve)
+    if "strength" in changes:
+        changes["base_strength"] = changes["strength"]
+    if record.status in (Status.ACTIVE, Status.ARCHIVED) and memory.status in (Status.ACTIVE, Status.ARCHIVED):
+        changes["status"] = record.status
+    if changes.get("status", memory.status) != Status.ACTIVE:
+        changes["pinned"] = False
+    return {k: v for k, v in changes.items() if getattr(memory, k) != v}
+
+
+def _write_inert(*, owner, record: _Record, report: ImportReport, actor: str, agent: str, reason: str) -> None:
+    """Forgotten and rejected memories are history: kept for fidelity, never merged with live ones."""
+    exists = Memory.objects.filter(
+        owner=owner, agent=agent, content_hash=content_hash(record.content), status=record.status
+    ).exists()
+    if exists:
+        report.skipped += 1
+        report.warn(record.line, f"{record.status} memory already present, skipped")
+        return
+    memory = memory_create(
+        owner=owner,
+        content=record.content,
+        actor=actor,
+        category=record.category,
+        importance=record.importance,
+        agent=agent,
+        source=Source.IMPORT,
+        retention=record.retention,
+        subject=record.subject,
+        predicate=record.predicate,
+        structured_data=record.structured_data,
+        confidence=record.confidence,
+        status=record.status,
+        observed_at=record.observed_at,
+        event_type=EventType.IMPORT,
+        reason=reason,
+    )
+    changes = _preserved(record, memory)
+    if changes:
+        Memory.objects.filter(pk=memory.pk).update(**changes)
+    report.added += 1
+    report.memory_ids.append(str(memory.pk))
+
+
+def _category(report: ImportReport, line, name, *, content: str = "", context=None) -> str:
+    mapped = category_from_seed(name, content=content, context=context)
+    if mapped is None:
+        report.warn(line, f"unknown category {name!r} imported as fact")
+        return Category.FACT
+    return mapped
+
+
+def _local_midnight(day) -> datetime:
+    return timezone.make_aware(datetime.combine(day, time.min), timezone.get_current_timezone())
+
+
+# --- formats ------------------------------------------------------------------------------------
+
+
+_ENTRY_HEADING = re.compile(r"^###\s+\[([^\]\s]+)\]")
+
+
+def _import_memory_md(*, owner, text, name, actor, agent, report: ImportReport) -> None:
+    archive_below = _archive_below()
+    parsed = parse_memory_md(text, archive_below=archive_below)
+    for warning in parsed.warnings:
+        report.warn(warning.line, warning.message)
+        if "skipped" in warning.message:
+            report.skipped += 1
+    heading_lines = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        match = _ENTRY_HEADING.match(raw)
+        if match:
+            heading_lines.setdefault(match[1], number)
+    records = []
+    for entry in parsed.entries:
+        line = heading_lines.get(entry.id)
+        activated = _local_midnight(entry.last_activated)
+        archived = entry.section == ARCHIVED or round(entry.score, 2) < archive_below
+        records.append(
+            _Record(
+                line=line,
+                content=entry.content,
+                category=_category(report, line, entry.category),
+                importance=entry.score,
+                status=Status.ARCHIVED if archived else Status.ACTIVE,
+                observed_at=activated,
+                origin=f"entry [{entry.id}]",
+                preserve={
+                    "strength": entry.score,
+                    "hit_count": entry.hits,
+                    "last_reinforced_at": activated,
+                    # Seed 002 memories fade by decay, not by expiry.
+                    "expires_at": None,
+                },
+            )
+        )
+    _write(owner=owner, records=records, report=report, fmt=report.format, actor=actor, agent=agent)
+
+
+def _import_memory_json(*, owner, text, name, actor, agent, report: ImportReport) -> None:
+    parsed = parse_memory_json(text)
+    for warning in parsed.warnings:
+        report.warn(warning.line, warning.message)
+        if "skipped" in warning.message:
+            report.skipped += 1
+    records = []
+    for entry in parsed.entries:
+        extra = entry.extra
+        exact = extra.get("x_category")
+        category = (
+            exact
+            if exact in Category.values
+            else _category(report, entry.line, entry.category, content=entry.content, context=entry.context)
+        )
+        status = extra.get("x_status") if extra.get("x_status") in Status.values else Status.ACTIVE
+        try:
+            observed = parse_timestamp(extra.get("x_observed_at")) or entry.created_at
+        except ValueError:
+            observed = entry.created_at
+        preserve = {"access_count": entry.access_count, "expires_at": None}
+        if entry.created_at:
+            preserve["created_at"] = entry.created_at
+        if entry.last_accessed:
+            preserve["last_accessed_at"] = entry.last_accessed
+        strength = extra.get("x_strength")
+        if isinstance(strength, int | float) and not isinstance(strength, bool) and 0 <= strength <= 1:
+            preserve["strength"] = float(strength)
+        origin = ", ".join(
+            part
+            for part in (f"id {entry.id}" if entry.id else "", f"source {entry.source}" if entry.source else "")
+            if part
+        )
+        records.append(
+            _Record(
+                line=entry.line,
+                content=entry.content,
+                category=category,
+                importance=entry.salience,
+                status=status,
+                structured_data=entry.context,
+                observed_at=observed,
+                origin=origin,
+                preserve=preserve,
+            )
+        )
+    _write(owner=owner, records=records, report=report, fmt="memory-json", actor=actor, agent=agent)
+    if parsed.rolling_summary:
+        CoreMemory.objects.update_or_create(
+            owner=owner, agent=agent or "", defaults={"rolling_summary": parsed.rolling_summary}
+        )
+        report.rolling_summary = True
+
+
+def _import_user_md(*, owner, text, name, actor, agent, report: ImportReport) -> None:
+    records = [
+        _Record(
+            line=item.line,
+            content=item.text,
+            category=category_for_section(item.section),
+            origin=f"line {item.line}" + (f" under {item.section!r}" if item.section else ""),
+        )
+        for item in parse_user_profile(text)
+    ]
+    if not records:
+        report.warn(None, "no profile lines found (expected '- …' items under '## Section' headings)")
+    _write(owner=owner, records=records, report=report, fmt="user-md", actor=actor, agent=agent)
+
+
+_JSONL_PRESERVED_TIMES = ("created_at", "last_reinforced_at", "last_accessed_at", "expires_at")
+
+
+def _import_jsonl(*, owner, text, name, actor, agent, report: ImportReport) -> None:
+    records = []
+    for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
+        if not raw.strip():
+            continue
+        try:
+            item = json.loads(raw)
+        except (ValueError, RecursionError):
+            report.skipped += 1
+            report.warn(number, "line skipped: not valid JSON")
+            continue
+        parsed = _jsonl_record(item, number, report)
+        if isinstance(parsed, str):
+            report.skipped += 1
+            report.warn(number, f"line skipped: {parsed}")
+        else:
+            records.append(parsed)
+    _write(owner=owner, records=records, report=report, fmt="jsonl", actor=actor, agent=agent)
+
+
+def _unit(item: dict, key: str, default=None):
+    value = item.get(key, default)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise ValueError(f"{key} must be a number between 0 and 1")
+    return float(value)
+
+
+def _count(item: dict, key: str) -> int:
+    value = item.get(key, 0) or 0
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} must be a non-negative integer")
+    return value
+
+
+def _text(item: dict, key: str, limit: int) -> str:
+    value = item.get(key) or ""
+    if not isinstance(value, str) or "\x00" in value:
+        raise ValueError(f"{key} must be a string")
+    return value[:limit]
+
+
+def _jsonl_record(item, line: int, report: ImportReport) -> _Record | str:
+    if not isinstance(item, dict):
+        return "not a JSON object"
+    content = item.get("content")
+    if not isinstance(content, str) or not content.strip() or "\x00" in content:
+        return "no usable content"
+    try:
+        category = item.get("category") or Category.FACT
+        category = category if category in Category.values else _category(report, line, category, content=content)
+        status = item.get("status") or Status.ACTIVE
+        if status not in Status.values:
+            raise ValueError(f"unknown status {status!r}")
+        retention = item.get("retention") or Retention.LONG
+        if retention not in Retention.values:
+            raise ValueError(f"unknown retention {retention!r}")
+        structured = item.get("structured_data") or {}
+        if not isinstance(structured, dict):
+            raise ValueError("structured_data must be a JSON object")
+        times = {key: parse_timestamp(item.get(key)) for key in ("observed_at", *_JSONL_PRESERVED_TIMES)}
+        preserve = {key: times[key] for key in _JSONL_PRESERVED_TIMES if times[key] is not None or key == "expires_at"}
+        strength = _unit(item, "strength")
+        if strength is not None:
+            preserve["strength"] = strength
+        preserve["hit_count"] = _count(item, "hit_count")
+        preserve["access_count"] = _count(item, "access_count")
+        preserve["pinned"] = item.get("pinned") is True
+        agent = item.get("agent")
+        record = _Record(
+            line=line,
+            content=content.strip(),
+            category=category,
+            importance=_unit(item, "importance"),
+            status=status,
+            retention=retention,
+            agent=agent if isinstance(agent, str) else None,
+            subject=_text(item, "subject", 200),
+            predicate=_text(item, "predicate", 200),
+            structured_data=structured,
+            confidence=_unit(item, "confidence", 1.0),
+            observed_at=times["observed_at"],
+            origin=", ".join(
+                p
+                for p in (
+                    f"id {item['id']}" if isinstance(item.get("id"), str) else "",
+                    f"source {item['source']}" if isinstance(item.get("source"), str) else "",
+                )
+                if p
+            ),
+            preserve=preserve,
+        )
+    except ValueError as exc:
+        return str(exc)
+    return record
+
+
+# --- daily logs ---------------------------------------------------------------------------------
+
+_THIRD_PERSON_ZH = re.compile(r"^(?:该)?用户")
+_THIRD_PERSON_EN = re.compile(r"^(?:the\s+)?user\s+", re.IGNORECASE)
+_FIRST_PERSON_VERBS = {
+    "is": "am",
+    "has": "have",
+    "does": "do",
+    "prefers": "prefer",
+    "likes": "like",
+    "loves": "love",
+    "hates": "hate",
+    "dislikes": "dislike",
+    "wants": "want",
+    "uses": "use",
+    "works": "work",
+    "lives": "live",
+    "needs": "need",
+    "always": "always",
+    "usually": "usually",
+    "never": "never",
+}
+
+
+def _first_person(text: str) -> str:
+    """A log's third-person note ("用户喜欢…", "The user prefers …") as the user would say it, for the
+    offline extractor, which only reads what users say about themselves."""
+    if _THIRD_PERSON_ZH.match(text):
+        return _THIRD_PERSON_ZH.sub("我", text, count=1)
+    match = _THIRD_PERSON_EN.match(text)
+    if match:
+        rest = text[match.end() :]
+        verb, _, tail = rest.partition(" ")
+        return f"I {_FIRST_PERSON_VERBS.get(verb.lower(), verb)} {tail}".strip()
+    return text
+
+
+def _noteworthy(entry, observed: datetime, report: ImportReport) -> list[_Record]:
+    """The memories a log line holds: tagged ones as tagged, statements the extractor recognises."""
+    importance = entry.extra.get("salience", entry.extra.get("importance"))
+    if isinstance(importance, bool) or not isinstance(importance, int | float) or not 0 <= importance <= 1:
+        importance = None
+    origin = f"line {entry.line}" + (f" at {entry.time}" if entry.time else "")
+    if entry.category:
+        category = _category(report, entry.line, entry.category, content=entry.content, context=entry.extra)
+        return [_Record(entry.line, entry.content, category, importance, observed_at=observed, origin=origin)]
+    if entry.type == "reflection":
+        category = Category.ERROR if records_failure(entry.content, entry.extra) else Category.SKILL
+        return [_Record(entry.line, entry.content, category, importance, observed_at=observed, origin=origin)]
+    from memories.extraction.heuristic import extract_candidates
+    from memories.providers.llm import TurnView
+
+    turn = TurnView(sequence=1, role="user", speaker="", content=_first_person(entry.content), created_at=observed)
+    return [
+        _Record(
+            entry.line,
+            candidate.content,
+            candidate.category,
+            candidate.importance,
+            subject=candidate.subject,
+            predicate=candidate.predicate,
+            structured_data={"value": candidate.value} if candidate.value else None,
+            observed_at=observed,
+            origin=origin,
+        )
+        for candidate in extract_candidates([turn])
+        if candidate.action == "remember"
+    ]
+
+
+def _import_daily_log(*, owner, text, name, actor, agent, report: ImportReport) -> None:
+    is_json = name.lower().endswith(".json") or text.lstrip("\ufeff").lstrip().startswith("{")
+    log = parse_daily_log_json(text, name=name) if is_json else parse_daily_log_md(text, name=name)
+    if log.day is None:
+        raise FormatError(
+            "a daily log needs its day: name the file YYYY-MM-DD.md / .json, or put the date in its first heading"
+        )
+    for warning in log.warnings:
+        report.warn(warning.line, warning.message)
+        if "skipped" in warning.message:
+            report.skipped += 1
+    namespace = agent or ""
+    imported_from = f"import:{name or 'daily-log'}"
+    rows = []
+    records: list[_Record] = []
+    tz = timezone.get_current_timezone()
+    for entry in log.entries:
+        clock = time.fromisoformat(entry.time) if entry.time else time.min
+        observed = timezone.make_aware(datetime.combine(log.day, clock), tz)
+        row = {"time": entry.time, "type": f"log.{entry.type}", "content": entry.content, "source": imported_from}
+        if entry.category:
+            row["category"] = entry.category
+        row.update({k: v for k, v in entry.extra.items() if k not in row})
+        rows.append(row)
+        records += _noteworthy(entry, observed, report)
+    digest, created = DailyDigest.objects.select_for_update().get_or_create(owner=owner, agent=namespace, day=log.day)
+    if digest.entries_purged_at is not None:
+        report.warn(None, f"the digest of {log.day} was purged already; its lines were not added back")
+    else:
+        known = {(e.get("time"), e.get("type"), e.get("content")) for e in digest.entries or []}
+        new_rows = [r for r in rows if (r["time"], r["type"], r["content"]) not in known]
+        if new_rows or created:
+            digest.entries = list(digest.entries or []) + sorted(new_rows, key=lambda r: r["time"])
+            if log.summary and not digest.summary:
+                # A summary written by the old system counts as done: the lifecycle will not redo it.
+                digest.summary = log.summary
+                digest.summarized_at = timezone.now()
+            digest.save()
+            report.digests += 1
+    # Log lines are counted as entries; the memories they yield are what _write counts.
+    entries_before = report.entries
+    _write(owner=owner, records=records, report=report, fmt="daily-log", actor=actor, agent=namespace)
+    report.entries = entries_before + len(log.entries)
+
+
+_IMPORTERS = {
+    "memory-md": _import_memory_md,
+    "learnings-md": _import_memory_md,
+    "memory-json": _import_memory_json,
+    "user-md": _import_user_md,
+    "jsonl": _import_jsonl,
+    "daily-log": _import_daily_log,
+}

@@ -1,0 +1,103 @@
+"""Child processes for the MCP tests: `manage.py mcp` over stdio and daphne serving /mcp/, both on the
+pytest test database (so the tests that use them need `django_db(transaction=True)`)."""
+
+import json
+import os
+import socket
+import sys
+import time
+import urllib.request
+from contextlib import asynccontextmanager, suppress
+from pathlib import Path
+
+import httpx2
+from django.conf import settings
+from mcp.client import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from tests.integration.harness import Proc, database_env
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON = Path(sys.executable)
+BIN = PYTHON.parent
+PORTS = range(8150, 8160)
+TOOL_NAMES = {"search_memory", "search_conversation_traces", "memory_write", "memory_forget", "get_context"}
+
+
+def child_env(**extra) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("OPENAI_", "LLM_", "REDIS_URL", "DATABASE_URL", "EMBEDDED_PG", "MEMORY_API_KEY"))
+    }
+    env.update(
+        EMBEDDING_PROVIDER="hashing",  # the test process embeds with it too: vectors must agree
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+        PYTHONUNBUFFERED="1",
+        LOG_LEVEL="WARNING",
+        DJANGO_SETTINGS_MODULE="memory_project.settings",
+        MEMORY_DATA_DIR=str(settings.DATA_DIR),
+    )
+    env.update(database_env())
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def free_port() -> int:
+    for port in PORTS:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError(f"no free port in {PORTS.start}-{PORTS.stop - 1}")
+
+
+def start_daphne(log_dir: Path) -> tuple[Proc, str]:
+    port = free_port()
+    proc = Proc(
+        "daphne",
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "memory_project.asgi:application"],
+        child_env(),
+        log_dir,
+    )
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        if proc.popen.poll() is not None:
+            raise AssertionError(f"daphne exited:\n{proc.log()[-4000:]}")
+        with suppress(OSError):
+            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+                if response.status == 200:
+                    return proc, base
+        time.sleep(0.2)
+    proc.stop()
+    raise AssertionError(f"daphne not ready:\n{proc.log()[-4000:]}")
+
+
+def stdio_client_for(key: str, errlog, **env):
+    params = StdioServerParameters(
+        command=str(PYTHON), args=["manage.py", "mcp"], env=child_env(MEMORY_API_KEY=key, **env), cwd=str(ROOT)
+    )
+    return Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60)
+
+
+@asynccontextmanager
+async def http_client_for(base: str, key: str | None, scheme: str = "Bearer", mode: str = "auto"):
+    """`mode="legacy"` uses the initialize handshake and a stateful session (clients of 2025's protocol)."""
+    headers = {"Authorization": f"{scheme} {key}"} if key else {}
+    async with httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=60)) as http:
+        transport = streamable_http_client(f"{base}/mcp/", http_client=http)
+        async with Client(transport, read_timeout_seconds=60, mode=mode) as client:
+            yield client
+
+
+def payload(result) -> dict:
+    """A tool call's result as the JSON object it returned."""
+    assert not result.is_error, result.content
+    if isinstance(result.structured_content, dict):
+        return result.structured_content
+    return json.loads(result.content[0].text)
