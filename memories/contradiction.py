@@ -32,10 +32,13 @@ _NEGATIONS = {
     "dislikes",
     "stopped",
     "quit",
-    "anymore",
-    "longer",
 }
+# Words that only accompany a negation ("no longer", "not … anymore"): not a second negation, which
+# would cancel the first, and not content either.
+_NEGATION_PARTICLES = {"anymore", "longer"}
 _CJK_NEGATIONS = ("不", "没", "别", "不要", "不再", "讨厌")
+# Longest first, so "不要" / "不再" count once, not also as "不".
+_CJK_NEGATION = re.compile("|".join(sorted(_CJK_NEGATIONS, key=len, reverse=True)))
 _STOP = {
     "i",
     "the",
@@ -60,14 +63,17 @@ _STOP = {
 _WORD = re.compile(r"[a-z0-9']+")
 
 
+def _stem(word: str) -> str:
+    """Third-person -s off, so "likes" and "doesn't like" talk about the same thing."""
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
 def _terms(text: str) -> tuple[set[str], int]:
     lowered = text.lower().replace("’", "'")
     words = _WORD.findall(lowered)
-    negations = sum(1 for w in words if w in _NEGATIONS) + sum(lowered.count(n) for n in _CJK_NEGATIONS)
-    content = {w for w in words if w not in _NEGATIONS and w not in _STOP}
-    stripped = lowered
-    for n in _CJK_NEGATIONS:
-        stripped = stripped.replace(n, "")
+    negations = sum(1 for w in words if w in _NEGATIONS) + len(_CJK_NEGATION.findall(lowered))
+    content = {_stem(w) for w in words if w not in _NEGATIONS and w not in _NEGATION_PARTICLES and w not in _STOP}
+    stripped = _CJK_NEGATION.sub("", lowered)
     content |= set(cjk_ngrams(stripped, for_query=True).split())
     return content, negations
 

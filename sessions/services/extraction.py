@@ -13,7 +13,9 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memories.models import Entity, EntityKind, MemoryEntity, Source, Status
+from memories.extraction.summaries import _REQUEST as REQUEST
+from memories.models import Entity, EntityKind, EventType, MemoryEntity, MemoryEvent, Source, Status
+from memories.moderation import looks_like_instruction
 from memories.providers.llm import CandidateMemory, TurnView, get_llm
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.embeddings import embedding_get
@@ -75,6 +77,17 @@ def _existing_summary(session: ChatSession) -> list[str]:
     )
 
 
+def _existing_for(llm, session: ChatSession) -> list[str]:
+    """What the extractor is told is already known. An LLM reads the list to skip repeats and to name
+    what a statement replaces. The heuristic provider only uses it to drop candidates equal to one of
+    them, yet a memory said again in a new conversation is exactly what the merge decision must see
+    to reinforce it (seed 002 §3.3, §7.4); re-read turns are kept from reinforcing by the merge
+    decision itself."""
+    if getattr(llm, "name", "") == "heuristic":
+        return []
+    return _existing_summary(session)
+
+
 def _brief(memory) -> dict:
     return {"id": str(memory.pk), "content": memory.content, "category": memory.category, "status": memory.status}
 
@@ -104,12 +117,29 @@ def candidates_apply(
     by_sequence = {t.sequence: t for t in turns}
     owner = session.owner
     for cand in candidates:
+        sources = [by_sequence[s] for s in cand.source_sequences if s in by_sequence]
         if cand.action == "forget":
-            forgotten = memory_forget_matching(owner=owner, query=cand.content, actor=ACTOR, agent=session.agent)
+            # Keyed by the turn that asked: re-reading it (turn-level job, then session end) must not
+            # forget the next best match as well.
+            key = f"forget request in turn {sources[0].pk}: " if sources else "forget request: "
+            if (
+                sources
+                and MemoryEvent.objects.filter(
+                    owner_id=owner.pk, event_type=EventType.FORGET, reason__startswith=key
+                ).exists()
+            ):
+                continue
+            forgotten = memory_forget_matching(
+                owner=owner,
+                query=cand.content,
+                actor=ACTOR,
+                agent=session.agent,
+                session=session,
+                reason=key + cand.content,
+            )
             if forgotten is not None:
                 stats.forgotten.append(_brief(forgotten))
             continue
-        sources = [by_sequence[s] for s in cand.source_sequences if s in by_sequence]
         observed_at = sources[0].created_at if sources else (turns[-1].created_at if turns else timezone.now())
         status = Status.PENDING_REVIEW if cand.confidence < REVIEW_BELOW_CONFIDENCE else None
         structured = {"value": cand.value} if cand.value else {}
@@ -133,6 +163,8 @@ def candidates_apply(
             status=status,
             replaces=cand.contradicts,
         )
+        if not result.changed:
+            continue  # turns read before: nothing was written, nothing to report
         bucket = {
             "add": stats.added,
             "update": stats.updated,
@@ -194,7 +226,7 @@ def session_consolidate(*, session: ChatSession) -> ExtractionStats:
             stats.skipped = f"fewer than {settings.CONSOLIDATION_MIN_TURNS} turns"
         else:
             llm = get_llm()
-            existing = _existing_summary(session)
+            existing = _existing_for(llm, session)
             for chunk in _chunks(turns, settings.EXTRACTION_WINDOW_TOKENS):
                 candidates = llm.extract(turns=turn_views(chunk), existing=existing)
                 candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
@@ -224,9 +256,27 @@ def _episode_write(*, session: ChatSession, turns: list[ConversationTurn], llm) 
             "embedding": embedding_get(text=summary.summary or session.title or "session"),
         },
     )
-    if summary.goal:
-        scratchpad_complete(owner=session.owner, agent=session.agent, task=summary.goal[:300])
+    task = _finished_task(summary.goal, llm)
+    if task:
+        scratchpad_complete(owner=session.owner, agent=session.agent, task=task)
     return episode
+
+
+def _finished_task(goal: str, llm) -> str:
+    """The episode's goal as a task for the scratchpad's recent completions, or "" when it is none.
+
+    The scratchpad goes into every system prompt, so it takes tasks only (seed 001: archived tasks;
+    episodes themselves stay out of the prompt). The heuristic summariser falls back to the first
+    thing the user said when nobody asked for anything, and such a statement ("I prefer tea in the
+    morning") is a memory, which may be superseded later, not a task done. An instruction-like goal
+    (prompt injection) stays out as well.
+    """
+    goal = (goal or "").strip()
+    if not goal or looks_like_instruction(goal):
+        return ""
+    if getattr(llm, "name", "") == "heuristic" and not REQUEST.search(goal):
+        return ""
+    return goal[:300]
 
 
 def turn_extract(*, job: ExtractionJob) -> ExtractionStats:
@@ -239,7 +289,8 @@ def turn_extract(*, job: ExtractionJob) -> ExtractionStats:
         if not targets:
             stats.skipped = "turn not found"
             return stats
-        candidates = get_llm().extract(turns=turn_views(turns), existing=_existing_summary(session))
+        llm = get_llm()
+        candidates = llm.extract(turns=turn_views(turns), existing=_existing_for(llm, session))
         wanted = {t.sequence for t in targets}
         candidates = [c for c in candidates if wanted & set(c.source_sequences) or not c.source_sequences]
         candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
@@ -256,14 +307,15 @@ def session_compact(*, job: ExtractionJob) -> ExtractionStats:
         if session.summarized_through >= job.range_end:
             stats.skipped = "already compacted"
             return stats
-        turns = _turns(session, job.range_start, job.range_end)
+        # Jobs queued before an earlier one ran overlap it: only what is not summarised yet is read.
+        turns = _turns(session, max(job.range_start, session.summarized_through + 1), job.range_end)
         llm = get_llm()
         text = "\n".join(f"{t.speaker or t.role}: {t.content}" for t in turns)
         summary = llm.summarize(text=text, max_tokens=settings.SESSION_SUMMARY_TOKENS)
         session.rolling_summary = f"{session.rolling_summary}\n\n{summary}".strip()
         session.summarized_through = job.range_end
         session.save(update_fields=["rolling_summary", "summarized_through"])
-        candidates = llm.extract(turns=turn_views(turns), existing=_existing_summary(session))
+        candidates = llm.extract(turns=turn_views(turns), existing=_existing_for(llm, session))
         candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
         _publish_completed(session=session, stats=stats, kind="compaction")
     return stats

@@ -1,0 +1,3 @@
+from tests.fixtures import fast_password_hasher
+
+__all__ = ["fast_password_hasher"]
