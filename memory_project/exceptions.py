@@ -4,6 +4,7 @@ import logging
 
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -46,6 +47,12 @@ def _first_message(details) -> str:
 def api_exception_handler(exc, context):
     if isinstance(exc, ServiceError):
         return _error(exc.status_code, exc.code, exc.message, exc.details)
+    if isinstance(exc, OperationalError):
+        # The database is down or out of connections: a retryable condition, not a bug.
+        logger.warning("database unavailable: %s", exc)
+        response = _error(503, "unavailable", "The database is unavailable; retry shortly.")
+        response["Retry-After"] = "5"
+        return response
     if isinstance(exc, DjangoValidationError):
         exc = exceptions.ValidationError(detail=exc.message_dict if hasattr(exc, "error_dict") else exc.messages)
     elif isinstance(exc, Http404):
