@@ -19,11 +19,27 @@ $(STAMP): requirements.txt requirements-dev.txt
 	rm -f $(VENV)/.installed-*
 	touch $@
 
-run: $(STAMP)
+run: $(STAMP) frontend
 	PORT=$(PORT) $(BIN)/python manage.py serve
 
-test: $(STAMP)
+test: $(STAMP) frontend
 	bash scripts/test.sh
+
+# Dashboard assets: `npm ci` when the lockfile changes, a rebuild when a source changes.
+FRONTEND_STAMP := frontend/node_modules/.installed-$(shell cat frontend/package-lock.json 2>/dev/null | sha1sum | cut -c1-12)
+FRONTEND_SOURCES := frontend/build.mjs frontend/package.json $(shell find frontend/src -type f 2>/dev/null)
+
+.PHONY: frontend
+frontend: frontend/dist/.built
+
+$(FRONTEND_STAMP): frontend/package-lock.json
+	cd frontend && npm ci --no-audit --no-fund
+	rm -f frontend/node_modules/.installed-*
+	touch $@
+
+frontend/dist/.built: $(FRONTEND_STAMP) $(FRONTEND_SOURCES)
+	cd frontend && npm run build
+	touch $@
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -214,8 +214,9 @@ MEMORY_RETRIEVAL = {
     "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
     "ARCHIVED_FACTOR": env_float("RETRIEVAL_ARCHIVED_FACTOR", 0.8, minimum=0, maximum=1),
     "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 200, minimum=10),
-    # A query word found in more than this share of an owner's rows is too common to match on.
-    "COMMON_TERM_SHARE": env_float("RETRIEVAL_COMMON_TERM_SHARE", 0.25, minimum=0.01, maximum=1),
+    # At most about this many rows are scored by BM25 per query: the rarest query words are matched
+    # first, and words so common they would exceed it are left out (their IDF is near zero).
+    "LEXICAL_MATCH_BUDGET": env_int("RETRIEVAL_LEXICAL_MATCH_BUDGET", 3000, minimum=100),
     "HNSW_EF_SEARCH": env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10),
 }
 MEMORY_OWNER_CAP = env_int("MEMORY_OWNER_CAP", 10_000, minimum=1)

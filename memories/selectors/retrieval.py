@@ -135,25 +135,31 @@ def _query_lexemes(cursor, query: str) -> list[str]:
 
 
 def _selective(cursor, *, table: str, alias: str, owner_id: int, lexemes: list[str], count: int) -> list[str]:
-    """Drop lexemes found in most of the owner's documents.
+    """The query lexemes worth matching on, rarest first, within a budget of matched rows.
 
-    Their inverse document frequency is near zero, so they barely move BM25, but matching on them
-    would score nearly every row (every memory says "user"). Counting is capped, so this costs a
-    few index probes however large the collection.
+    BM25 is computed over every row that matches a chosen lexeme, so on a large collection a
+    common word ("user", "like") would make it score most of the owner's rows while adding almost
+    nothing (its IDF is near zero). Each lexeme's document count is probed through the GIN index,
+    capped at the budget, in one statement; lexemes are then taken from the rarest up while the
+    rows they match stay within the budget. Small collections skip the probe.
     """
-    cap = max(200, int(count * settings.MEMORY_RETRIEVAL["COMMON_TERM_SHARE"]))
-    if len(lexemes) <= 1 or count <= cap:
+    budget = settings.MEMORY_RETRIEVAL["LEXICAL_MATCH_BUDGET"]
+    if len(lexemes) <= 1 or count <= budget:
         return lexemes
-    kept = []
-    for lexeme in lexemes:
-        cursor.execute(
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {alias}.owner_id = %s "
-            f"AND {alias}.search_vector @@ quote_literal(%s)::tsquery LIMIT %s) hits",
-            [owner_id, lexeme, cap],
-        )
-        if cursor.fetchone()[0] < cap:
+    cursor.execute(
+        f"SELECT l, (SELECT count(*) FROM (SELECT 1 FROM {table} WHERE {alias}.owner_id = %s "
+        f"AND {alias}.search_vector @@ quote_literal(l)::tsquery LIMIT %s) hits) FROM unnest(%s::text[]) l",
+        [owner_id, budget, lexemes],
+    )
+    by_rarity = sorted(cursor.fetchall(), key=lambda row: row[1])
+    kept, matched = [], 0
+    for lexeme, hits in by_rarity:
+        if kept and matched + hits > budget:
+            break
+        if hits:
             kept.append(lexeme)
-    return kept or lexemes
+            matched += hits
+    return kept or [by_rarity[0][0]]
 
 
 def _bm25_sql(*, table: str, join: str, alias: str, where: str) -> str:

@@ -1,0 +1,264 @@
+"""Lifecycle timing at scale: one owner with 100,000 and 1,000,000 memories.
+
+Runs in-process against a dedicated database of the embedded PostgreSQL ("bench_lifecycle",
+created and migrated if missing; its memory tables are emptied before each size), so it never
+touches the service's data. Per size it:
+
+1. inserts N memories with one INSERT … SELECT generate_series (observed_at spread over two years,
+   importance 0.4–0.9, 5% permanent, access counts 0–6, nine categories), with random unit
+   vectors of settings.EMBEDDING_DIM for a share of the rows (--vector-share) and NULL for the
+   rest; the HNSW and GIN indexes are dropped for the insert and rebuilt afterwards (timed apart);
+2. times the decay step alone on the fresh rows (every row changes: one UPDATE + one event each);
+3. times one full lifecycle_run one day later, with MEMORY_OWNER_CAP above N so the cap step
+   forgets nothing, and prints each step's time and counts;
+4. times a second run a day later (a normal night: few rows cross a threshold);
+5. times one more run a day later with the default cap of 10,000 enforced.
+
+--schema hot changes the bench database only, to show what the lifecycle costs once decay can be
+a HOT update: the `memory_owner_status` index without `strength` and fillfactor 50 on the table
+(rows carry a 1.5 KB vector inline, so a page needs room for a whole second copy). --schema
+hot-toast also moves vectors out of line (toast_tuple_target 128), so a row is ~300 bytes and an
+update no longer rewrites its vector.
+With the project's schema (--schema default) `strength` is indexed, so every decayed row is a
+non-HOT update that re-inserts its vector into the HNSW index (~7 ms a row on 2 cores), which
+dominates everything else. The default schema is restored at the end either way.
+
+Compression uses the configured LLM provider (the offline heuristic one without OPENAI_API_KEY);
+summaries are embedded with the hashing embedder so no model is loaded.
+
+Usage:
+    .venv/bin/python bench/lifecycle.py                       # 100,000 and 1,000,000
+    .venv/bin/python bench/lifecycle.py --sizes 100000 --vector-share 1.0 --schema hot
+"""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from datetime import timedelta
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DATABASE = "bench_lifecycle"
+CATEGORIES = ("preference", "fact", "project", "decision", "workflow", "skill", "error", "rule", "todo")
+TABLES = (
+    "memories_memoryevent",
+    "memories_memoryrelation",
+    "memories_memorysource",
+    "memories_memoryentity",
+    "memories_dailydigest",
+    "memories_corememory",
+    "memories_lifecyclerun",
+    "memories_memory",
+)
+
+
+def configure_django() -> None:
+    if os.environ.get("DATABASE_URL"):
+        raise SystemExit("DATABASE_URL is set: this script only runs on a dedicated embedded database; unset it.")
+    os.environ["EMBEDDED_PG_DATABASE"] = DATABASE
+    os.environ["EMBEDDING_PROVIDER"] = "hashing"
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
+    os.environ.setdefault("LOG_LEVEL", "WARNING")
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+    from django.db import connection
+
+    if connection.settings_dict["NAME"] != DATABASE:
+        raise SystemExit(f"connected to {connection.settings_dict['NAME']!r}, expected {DATABASE!r}")
+    call_command("migrate", interactive=False, verbosity=0)
+
+
+def execute(sql: str, params=None) -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+def reset_tables() -> None:
+    execute(f"TRUNCATE {', '.join(TABLES)} CASCADE")
+
+
+def apply_schema(kind: str) -> None:
+    execute("DROP INDEX IF EXISTS memory_owner_status")
+    if kind in ("hot", "hot-toast"):
+        execute("CREATE INDEX memory_owner_status ON memories_memory (owner_id, status)")
+        execute("ALTER TABLE memories_memory SET (fillfactor = 50)")
+    else:
+        execute("CREATE INDEX memory_owner_status ON memories_memory (owner_id, status, strength DESC)")
+        execute("ALTER TABLE memories_memory RESET (fillfactor)")
+    if kind == "hot-toast":
+        execute("ALTER TABLE memories_memory SET (toast_tuple_target = 128)")
+    else:
+        execute("ALTER TABLE memories_memory RESET (toast_tuple_target)")
+
+
+def insert_memories(owner, count: int, *, vector_share: float) -> dict:
+    from django.conf import settings
+
+    dim = settings.EMBEDDING_DIM
+    categories = "ARRAY[" + ", ".join(f"'{c}'" for c in CATEGORIES) + "]"
+    vector_every = 0 if vector_share <= 0 else max(1, round(1 / vector_share))
+    # The subquery mentions g so it is evaluated per row (an uncorrelated one would run once).
+    vector = (
+        f"CASE WHEN {vector_every} > 0 AND g %% {max(vector_every, 1)} = 0 THEN "
+        f"l2_normalize((SELECT array_agg(random() - 0.5) FROM generate_series(1, {dim}) WHERE g > 0)::vector) END"
+    )
+    timings = {}
+    execute("SET maintenance_work_mem = '1GB'")
+    execute("SET max_parallel_maintenance_workers = 2")
+    execute("DROP INDEX IF EXISTS memory_embedding_hnsw")
+    execute("DROP INDEX IF EXISTS memory_search_gin")
+    started = time.perf_counter()
+    execute(
+        f"""
+        INSERT INTO memories_memory (id, owner_id, agent, content, content_hash, category, subject, predicate,
+            structured_data, embedding, search_ngrams, importance, strength, base_strength, confidence, retention,
+            expires_at, status, pinned, review_reason, access_count, last_accessed_at, hit_count,
+            last_reinforced_at, source, source_session_id, observed_at, version, created_at, updated_at)
+        SELECT gen_random_uuid(), %(owner)s, '', 'bench memory ' || g || ' about topic ' || (g %% 997),
+            md5(g::text), ({categories})[1 + g %% 9], '', '', '{{}}', {vector}, '', imp, imp, imp, 1.0,
+            CASE WHEN g %% 20 = 0 THEN 'permanent' ELSE 'long' END, NULL, 'active', false, '', g %% 7, NULL, 0,
+            obs, 'import', NULL, obs, 1, now(), now()
+        FROM (
+            SELECT g, now() - random() * interval '730 days' AS obs,
+                round((0.4 + random() * 0.5)::numeric, 2)::float8 AS imp
+            FROM generate_series(1, %(count)s) AS g
+        ) s
+        """,
+        {"owner": owner.pk, "count": count},
+    )
+    timings["insert"] = time.perf_counter() - started
+    started = time.perf_counter()
+    execute(
+        "CREATE INDEX memory_embedding_hnsw ON memories_memory USING hnsw (embedding vector_cosine_ops) "
+        "WITH (m = 16, ef_construction = 64)"
+    )
+    execute("CREATE INDEX memory_search_gin ON memories_memory USING gin (search_vector)")
+    execute("VACUUM ANALYZE memories_memory")
+    timings["index"] = time.perf_counter() - started
+    return timings
+
+
+def use_offline_llm_if_needed() -> str:
+    from memories.services import lifecycle
+
+    try:
+        llm = lifecycle._llm()
+        return type(llm).__name__
+    except Exception as exc:  # the provider is still being written: a trivial stand-in keeps the bench going
+
+        class FirstLine:
+            def compress(self, *, memories):
+                return [f"{len(memories)} related memories, e.g. {memories[0]}"]
+
+            def summarize(self, *, text, max_tokens):
+                return text.splitlines()[0] if text else ""
+
+        lifecycle._llm = lambda: FirstLine()
+        return f"stand-in ({exc.__class__.__name__})"
+
+
+def fmt(seconds: float) -> str:
+    return f"{seconds:8.2f} s"
+
+
+def step_rows(run, only=None) -> list[tuple[str, str, str]]:
+    out = []
+    for step in run.steps:
+        if only and step["name"] not in only:
+            continue
+        counts = " ".join(f"{k}={v:,}" if isinstance(v, int) else f"{k}={v}" for k, v in step["counts"].items())
+        out.append((f"  {step['name']}", fmt(step["duration_ms"] / 1000), counts))
+    return out
+
+
+def bench_size(count: int, *, vector_share: float, schema: str) -> list[tuple[str, str, str]]:
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.utils import timezone
+
+    from memories.models import LifecycleRun
+    from memories.services import lifecycle
+
+    rows: list[tuple[str, str, str]] = []
+    reset_tables()
+    apply_schema(schema)
+    owner, _ = get_user_model().objects.get_or_create(username="bench-lifecycle")
+    print(f"\n== {count:,} memories ({vector_share:.0%} with vectors) ==", flush=True)
+    timings = insert_memories(owner, count, vector_share=vector_share)
+    rows.append(("insert (INSERT … SELECT generate_series)", fmt(timings["insert"]), f"{count:,} rows"))
+    rows.append(("rebuild HNSW + GIN indexes, VACUUM ANALYZE", fmt(timings["index"]), ""))
+    print(f"inserted in {timings['insert']:.1f} s, indexes in {timings['index']:.1f} s", flush=True)
+
+    now = timezone.now()
+    context = lifecycle._Run(owner=owner, run=LifecycleRun.objects.create(owner=owner, trigger="bench"), now=now,
+                             export_dir=None)  # fmt: skip
+    started = time.perf_counter()
+    counts, _ = lifecycle._step_decay(context)
+    rows.append(("decay step alone (fresh rows)", fmt(time.perf_counter() - started), f"decayed={counts['decayed']:,}"))
+    print(rows[-1], flush=True)
+
+    original_cap = settings.MEMORY_OWNER_CAP
+    settings.MEMORY_OWNER_CAP = count + 1
+    with tempfile.TemporaryDirectory() as export_dir:
+        started = time.perf_counter()
+        run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=1), export_dir=export_dir)
+        total = time.perf_counter() - started
+    rows.append((f"full lifecycle_run (cap {count + 1:,}), status {run.status}", fmt(total), run.error[:60]))
+    rows += step_rows(run)
+    print(rows[-len(run.steps) - 1], flush=True)
+
+    started = time.perf_counter()
+    run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=2))
+    rows.append((f"next night's run (cap {count + 1:,}), status {run.status}", fmt(time.perf_counter() - started), ""))
+    rows += step_rows(run)
+    print(rows[-len(run.steps) - 1], flush=True)
+
+    settings.MEMORY_OWNER_CAP = original_cap
+    started = time.perf_counter()
+    run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=3))
+    total = time.perf_counter() - started
+    rows.append((f"run with the cap of {original_cap:,} enforced, status {run.status}", fmt(total), ""))
+    rows += step_rows(run, only=("decay", "thresholds", "cap"))
+    print(rows[-4], flush=True)
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="100000,1000000", help="comma-separated memory counts")
+    parser.add_argument(
+        "--vector-share",
+        default="1.0,0.1",
+        help="share of rows with a random unit vector, per size (comma-separated; the last one repeats)",
+    )
+    parser.add_argument("--schema", choices=("default", "hot", "hot-toast"), default="default", help="see above")
+    args = parser.parse_args()
+    configure_django()
+    print(f"LLM provider: {use_offline_llm_if_needed()}")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    shares = [float(s) for s in args.vector_share.split(",")]
+    table = []
+    try:
+        for i, size in enumerate(sizes):
+            share = shares[min(i, len(shares) - 1)]
+            table.append((f"### {size:,} memories, {share:.0%} with vectors, {args.schema} schema", "", ""))
+            table += bench_size(size, vector_share=share, schema=args.schema)
+    finally:
+        apply_schema("default")
+    width = max(len(r[0]) for r in table)
+    print()
+    print(f"{'what':<{width}}  {'time':>10}  counts")
+    for what, took, counts in table:
+        print(f"{what:<{width}}  {took:>10}  {counts}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,574 @@
+"""Reads behind the dashboard pages, each scoped to one owner.
+
+The memory browser pages with a keyset cursor (the sort value and id of the last row shown), so
+page 2,000 of 100,000 rows costs what page 1 does, and counts at most COUNT_CAP rows.
+"""
+
+import base64
+import json
+import math
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import connection
+from django.db.models import BooleanField, Count, Q, Value
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from memories import scoring
+from memories.models import (
+    Category,
+    Entity,
+    EventType,
+    LifecycleRun,
+    Memory,
+    MemoryEntity,
+    MemoryEvent,
+    MemoryRelation,
+    Source,
+    Status,
+)
+from memories.selectors.retrieval import SEARCHABLE_STATUSES, memory_search
+from memories.services import embeddings
+from memories.services.metrics import metric_percentiles
+from sessions.models import ChatSession, ConversationTurn, ExtractionJob
+
+# Each order walks an index on (owner_id, column[, id]) (dashboard/migrations/0001_browse_indexes.py).
+SORTS = {
+    "updated": "updated_at",
+    "observed": "observed_at",
+    "strength": "strength",
+    "importance": "importance",
+}
+DATETIME_SORTS = {"updated_at", "observed_at"}
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+COUNT_CAP = 10_000
+SEARCH_TOP_K = 100
+ROW_FIELDS = (
+    "id",
+    "content",
+    "category",
+    "status",
+    "agent",
+    "source",
+    "importance",
+    "strength",
+    "confidence",
+    "pinned",
+    "retention",
+    "review_reason",
+    "observed_at",
+    "created_at",
+    "updated_at",
+    "version",
+)
+STATUS_ALL = "all"
+
+
+@dataclass
+class BrowseQuery:
+    q: str = ""
+    category: str = ""
+    # "" hides forgotten memories (like the API's list); "all" shows them too.
+    status: str = ""
+    agent: str | None = None
+    source: str = ""
+    min_strength: float | None = None
+    max_strength: float | None = None
+    sort: str = "updated"
+    direction: str = "desc"
+    cursor: str = ""
+    limit: int = PAGE_SIZE
+
+
+def _float_param(params, name: str) -> float | None:
+    raw = params.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number between 0 and 1") from None
+    if not 0.0 <= value <= 1.0 or math.isnan(value):
+        raise ValueError(f"{name} must be a number between 0 and 1")
+    return value
+
+
+def browse_query_parse(params) -> BrowseQuery:
+    """A BrowseQuery from query parameters; ValueError with a reason for anything out of range."""
+    q = params.get("q", "").strip()
+    if "\x00" in q or len(q) > 4000:
+        raise ValueError("q must be text of at most 4000 characters")
+    category = params.get("category", "").strip()
+    if category and category not in Category.values:
+        raise ValueError(f"category must be one of {', '.join(Category.values)}")
+    status = params.get("status", "").strip()
+    if status and status != STATUS_ALL and status not in Status.values:
+        raise ValueError(f"status must be '{STATUS_ALL}' or one of {', '.join(Status.values)}")
+    source = params.get("source", "").strip()
+    if source and source not in Source.values:
+        raise ValueError(f"source must be one of {', '.join(Source.values)}")
+    agent = params.get("agent")
+    sort = params.get("sort", "updated").strip() or "updated"
+    if sort not in SORTS:
+        raise ValueError(f"sort must be one of {', '.join(SORTS)}")
+    direction = params.get("dir", "desc").strip() or "desc"
+    if direction not in ("asc", "desc"):
+        raise ValueError("dir must be asc or desc")
+    try:
+        limit = int(params.get("limit", PAGE_SIZE))
+    except ValueError:
+        raise ValueError("limit must be an integer") from None
+    if not 1 <= limit <= MAX_PAGE_SIZE:
+        raise ValueError(f"limit must be between 1 and {MAX_PAGE_SIZE}")
+    query = BrowseQuery(
+        q=q,
+        category=category,
+        status=status,
+        agent=agent if agent not in (None, "*") else None,
+        source=source,
+        min_strength=_float_param(params, "min_strength"),
+        max_strength=_float_param(params, "max_strength"),
+        sort=sort,
+        direction=direction,
+        cursor=params.get("cursor", "").strip(),
+        limit=limit,
+    )
+    if query.cursor:
+        _cursor_decode(query.cursor, SORTS[sort])
+    return query
+
+
+def _cursor_encode(value, row_id) -> str:
+    raw = json.dumps([value.isoformat() if isinstance(value, datetime) else value, str(row_id)])
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _cursor_decode(cursor: str, column: str):
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        value, row_id = json.loads(raw)
+        if column in DATETIME_SORTS:
+            value = datetime.fromisoformat(value)
+        else:
+            value = float(value)
+        row_id = uuid.UUID(row_id)
+    except (ValueError, TypeError):
+        raise ValueError("cursor is not valid for this sort order") from None
+    return value, row_id
+
+
+def _filtered(owner, query: BrowseQuery, *, text_filter: bool):
+    qs = Memory.objects.filter(owner=owner)
+    if query.status == STATUS_ALL:
+        pass
+    elif query.status:
+        qs = qs.filter(status=query.status)
+    else:
+        qs = qs.exclude(status=Status.FORGOTTEN)
+    if query.category:
+        qs = qs.filter(category=query.category)
+    if query.agent is not None:
+        qs = qs.filter(agent=query.agent)
+    if query.source:
+        qs = qs.filter(source=query.source)
+    if query.min_strength is not None:
+        qs = qs.filter(strength__gte=query.min_strength)
+    if query.max_strength is not None:
+        qs = qs.filter(strength__lte=query.max_strength)
+    if text_filter and query.q:
+        qs = qs.filter(Q(content__icontains=query.q) | Q(subject__icontains=query.q))
+    return qs
+
+
+def _capped_count(qs) -> tuple[int, bool]:
+    """At most COUNT_CAP + 1 rows counted. Selecting no column lets the filters run index-only
+    (memory_dash_stats covers status, category, agent, source and strength)."""
+    n = qs.order_by().values_list(Value(1))[: COUNT_CAP + 1].count()
+    return min(n, COUNT_CAP), n > COUNT_CAP
+
+
+def _row(values: dict) -> dict:
+    out = dict(values)
+    out["id"] = str(out["id"])
+    for key in ("observed_at", "created_at", "updated_at"):
+        out[key] = out[key].isoformat() if out[key] else None
+    out["strength"] = round(out["strength"], 4)
+    return out
+
+
+def memory_browse(*, owner, query: BrowseQuery) -> dict:
+    """One page of the owner's memories: ranked by the API's hybrid search when there is a query
+    (top SEARCH_TOP_K, active and archived memories, as the API searches), otherwise in the
+    chosen order with a keyset cursor for the next page."""
+    searchable = query.status in ("", STATUS_ALL) or query.status in SEARCHABLE_STATUSES
+    if query.q and searchable:
+        return _browse_search(owner, query)
+    qs = _filtered(owner, query, text_filter=True)
+    count, capped = _capped_count(qs) if not query.cursor else (None, False)
+    column = SORTS[query.sort]
+    desc = query.direction == "desc"
+    if query.cursor:
+        value, last_id = _cursor_decode(query.cursor, column)
+        op = "<" if desc else ">"
+        table = Memory._meta.db_table
+        # A row comparison keeps ties on the sort value in id order; the plain bound beside it lets
+        # PostgreSQL start an index scan at the cursor instead of filtering from the first row.
+        qs = qs.filter(
+            RawSQL(f'("{table}"."{column}", "{table}"."id") {op} (%s, %s)', [value, last_id], BooleanField())
+        )
+        qs = qs.filter(**{f"{column}__{'lte' if desc else 'gte'}": value})
+    ordering = (f"-{column}", "-id") if desc else (column, "id")
+    rows = list(qs.order_by(*ordering).values(*ROW_FIELDS)[: query.limit + 1])
+    more = len(rows) > query.limit
+    rows = rows[: query.limit]
+    next_cursor = _cursor_encode(rows[-1][column], rows[-1]["id"]) if more else None
+    return {
+        "mode": "list",
+        "results": [_row(r) for r in rows],
+        "next_cursor": next_cursor,
+        "count": count,
+        "count_capped": capped,
+    }
+
+
+def _browse_search(owner, query: BrowseQuery) -> dict:
+    found = memory_search(
+        owner=owner,
+        query=query.q,
+        top_k=SEARCH_TOP_K,
+        scope="memories",
+        categories=[query.category] if query.category else None,
+        include_archived=True,
+        agent=query.agent,
+        # Browsing is a person looking, not an agent recalling: it must not count as a use.
+        record_access=False,
+    )
+    scores = {r["id"]: r["score"] for r in found["results"]}
+    rows = {
+        str(r["id"]): r
+        for r in _filtered(owner, query, text_filter=False).filter(pk__in=list(scores)).values(*ROW_FIELDS)
+    }
+    results = [dict(_row(rows[i]), score=scores[i]) for i in scores if i in rows]
+    return {
+        "mode": "search",
+        "results": results[: query.limit],
+        "next_cursor": None,
+        "count": len(results[: query.limit]),
+        "count_capped": False,
+        "took_ms": found["took_ms"],
+    }
+
+
+def memory_agents(*, owner) -> list[str]:
+    """The owner's agent namespaces, by a loose index scan: one index probe per distinct agent
+    instead of reading every row's agent."""
+    table = Memory._meta.db_table
+    sql = f"""
+        WITH RECURSIVE agents AS (
+            (SELECT agent FROM "{table}" WHERE owner_id = %s ORDER BY agent LIMIT 1)
+            UNION ALL
+            SELECT (SELECT m.agent FROM "{table}" m WHERE m.owner_id = %s AND m.agent > a.agent
+                    ORDER BY m.agent LIMIT 1)
+            FROM agents a WHERE a.agent IS NOT NULL
+        )
+        SELECT agent FROM agents WHERE agent IS NOT NULL LIMIT 200
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [owner.pk, owner.pk])
+        return [row[0] for row in cursor.fetchall()]
+
+
+# --- overview -------------------------------------------------------------------------------------
+
+
+def _memory_stats(owner) -> dict:
+    """metrics_get's memory section from one index-only pass (memory_dash_stats) instead of three
+    scans of the owner's rows, which at 100,000 memories read the whole table three times."""
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT status, category, count(*), sum(importance), sum(strength)
+                FROM "{table}" WHERE owner_id = %s GROUP BY status, category""",
+            [owner.pk],
+        )
+        rows = cursor.fetchall()
+    by_status: dict[str, int] = {}
+    by_category: dict[str, int] = {}
+    active = importance = strength = 0
+    for status, category, n, sum_importance, sum_strength in rows:
+        by_status[status] = by_status.get(status, 0) + n
+        if status != Status.FORGOTTEN:
+            by_category[category] = by_category.get(category, 0) + n
+        if status == Status.ACTIVE:
+            active += n
+            importance += sum_importance or 0.0
+            strength += sum_strength or 0.0
+    return {
+        "total": sum(by_status.values()),
+        "by_status": by_status,
+        "by_category": by_category,
+        "avg_importance": round(importance / active, 4) if active else 0.0,
+        "avg_strength": round(strength / active, 4) if active else 0.0,
+    }
+
+
+def overview_metrics(*, owner) -> dict:
+    """The shape of memories.selectors.metrics.metrics_get, with its memory section computed by
+    _memory_stats; the other sections are small tables and in-process counters, read the same way."""
+    jobs = dict(ExtractionJob.objects.filter(owner=owner).values_list("status").annotate(n=Count("*")).order_by())
+    last_run = LifecycleRun.objects.filter(owner=owner).order_by("-started_at").first()
+    hits, misses = embeddings.stats["hits"], embeddings.stats["misses"]
+    sessions = dict(ChatSession.objects.filter(owner=owner).values_list("status").annotate(n=Count("*")).order_by())
+    return {
+        "memories": _memory_stats(owner),
+        "sessions": {"total": sum(sessions.values()), "open": sessions.get(ChatSession.SessionStatus.OPEN, 0)},
+        "turns": ConversationTurn.objects.filter(owner=owner).count(),
+        "extraction_queue": {k: jobs.get(k, 0) for k in ("pending", "running", "failed", "done")},
+        "last_lifecycle_run": (
+            {
+                "id": last_run.pk,
+                "status": last_run.status,
+                "started_at": last_run.started_at,
+                "duration_ms": last_run.duration_ms,
+                "counts": last_run.counts,
+            }
+            if last_run
+            else None
+        ),
+        "retrieval_latency_ms": metric_percentiles(name="search_ms"),
+        "embedding_cache": {
+            "hits": hits,
+            "misses": misses,
+            "hit_rate": round(hits / (hits + misses), 4) if hits + misses else None,
+        },
+    }
+
+
+ACTIVITY_KINDS = {
+    "added": (EventType.ADD, EventType.IMPORT),
+    "updated": (
+        EventType.UPDATE,
+        EventType.MERGE,
+        EventType.REVERT,
+        EventType.MODERATE,
+        EventType.SUPERSEDE,
+        EventType.RESTORE,
+    ),
+    "forgotten": (EventType.FORGET, EventType.EXPIRE),
+}
+
+
+def memory_activity(*, owner, days: int = 30) -> dict:
+    """Memories added / updated / forgotten per day over the last `days` days (UTC), zeros included."""
+    today = timezone.now().date()
+    first = today - timedelta(days=days - 1)
+    kind_of = {event: kind for kind, events in ACTIVITY_KINDS.items() for event in events}
+    rows = (
+        MemoryEvent.objects.filter(
+            owner=owner,
+            created_at__gte=datetime.combine(first, datetime.min.time(), tzinfo=timezone.get_current_timezone()),
+            event_type__in=list(kind_of),
+        )
+        .annotate(day=TruncDate("created_at"))
+        .values_list("day", "event_type")
+        .annotate(n=Count("*"))
+        .order_by()
+    )
+    labels = [(first + timedelta(days=i)).isoformat() for i in range(days)]
+    series = {kind: [0] * days for kind in ACTIVITY_KINDS}
+    for day, event_type, n in rows:
+        index = (day - first).days
+        if 0 <= index < days:
+            series[kind_of[event_type]][index] += n
+    return {"days": labels, **series}
+
+
+# --- decay ----------------------------------------------------------------------------------------
+
+
+def decay_policy() -> dict:
+    cfg = settings.MEMORY_SCORING
+    return {
+        "decay_factor": cfg["DECAY_FACTOR"],
+        "grace_days": cfg["GRACE_DAYS"],
+        "reinforce_rate": cfg["REINFORCE_RATE"],
+        "archive_below": cfg["ARCHIVE_BELOW"],
+        "forget_below": cfg["FORGET_BELOW"],
+        "demote_below": cfg["DEMOTE_BELOW"],
+        "contradiction_factor": cfg["CONTRADICTION_FACTOR"],
+        "importance": {
+            "high": cfg["IMPORTANCE_HIGH"],
+            "medium": cfg["IMPORTANCE_MEDIUM"],
+            "low": cfg["IMPORTANCE_LOW"],
+        },
+    }
+
+
+def _first_day_below(initial: float, threshold: float, horizon: int) -> int | None:
+    for day in range(horizon + 1):
+        if scoring.decay(initial, day) < threshold:
+            return day
+    return None
+
+
+def decay_curves(*, horizon_days: int = 365, reinforce_every: tuple[int, ...] = (30, 7)) -> dict:
+    """Strength against days without reinforcement for the three importance levels and full strength,
+    and what regular use does to a medium memory — all computed by memories.scoring, so the page
+    shows the policy the lifecycle applies."""
+    policy = decay_policy()
+    days = list(range(horizon_days + 1))
+    initials = [1.0, policy["importance"]["high"], policy["importance"]["medium"], policy["importance"]["low"]]
+    curves = []
+    for initial in dict.fromkeys(initials):
+        curves.append(
+            {
+                "initial": initial,
+                "values": [round(v, 5) for v in scoring.project_strength(initial, days)],
+                "archived_after_days": _first_day_below(initial, policy["archive_below"], horizon_days),
+                "forgotten_after_days": _first_day_below(initial, policy["forget_below"], horizon_days),
+            }
+        )
+    start = policy["importance"]["medium"]
+    reinforced = []
+    for every in reinforce_every:
+        base, last, values = start, 0, []
+        for day in days:
+            value = scoring.decay(base, day - last)
+            if day and day % every == 0:
+                base, last = scoring.reinforce(value), day
+                value = base
+            values.append(round(value, 5))
+        reinforced.append({"initial": start, "every_days": every, "values": values})
+    return {"days": days, "curves": curves, "reinforced": reinforced, "policy": policy}
+
+
+def strength_distribution(*, owner, bins: int = 20) -> dict:
+    """Histogram of the strengths of the owner's active and archived memories."""
+    table = Memory._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"""SELECT least(width_bucket(strength, 0, 1, %s), %s) AS b, status, count(*)
+                FROM "{table}" WHERE owner_id = %s AND status IN ('active', 'archived')
+                GROUP BY 1, 2""",
+            [bins, bins, owner.pk],
+        )
+        rows = cursor.fetchall()
+    active, archived = [0] * bins, [0] * bins
+    for bucket, status, n in rows:
+        index = max(0, min(bins - 1, bucket - 1))
+        (active if status == Status.ACTIVE else archived)[index] += n
+    edges = [round(i / bins, 4) for i in range(bins + 1)]
+    return {"edges": edges, "active": active, "archived": archived}
+
+
+# --- memory detail --------------------------------------------------------------------------------
+
+
+def memory_strength_series(*, memory: Memory, events, horizon_days: int = 365) -> dict:
+    """Past strengths from the history rows and the projection under the current decay policy.
+
+    The projection is what the lifecycle would compute on each coming day with no reinforcement:
+    base_strength × factor^(days since the last reinforcement − grace); pinned memories do not decay.
+    """
+    now = timezone.now()
+    past = [
+        {"t": e.created_at.isoformat(), "strength": e.after["strength"], "event": e.event_type}
+        for e in events
+        if isinstance(e.after, dict) and isinstance(e.after.get("strength"), int | float)
+    ]
+    past.append({"t": now.isoformat(), "strength": round(memory.strength, 5), "event": "now"})
+    reinforced_at = memory.last_reinforced_at or memory.observed_at
+    since = max(0.0, (now - reinforced_at).total_seconds() / 86400)
+    cfg = settings.MEMORY_SCORING
+    projection = []
+    crossings = {"archive": None, "forget": None}
+    for day in range(0, horizon_days + 1):
+        value = memory.strength if memory.pinned else scoring.decay(memory.base_strength, since + day)
+        projection.append({"t": (now + timedelta(days=day)).isoformat(), "strength": round(value, 5)})
+        if crossings["archive"] is None and value < cfg["ARCHIVE_BELOW"]:
+            crossings["archive"] = (now + timedelta(days=day)).isoformat()
+        if crossings["forget"] is None and value < cfg["FORGET_BELOW"] and memory.retention != "permanent":
+            crossings["forget"] = (now + timedelta(days=day)).isoformat()
+            break
+    return {
+        "past": past,
+        "projection": projection,
+        "crossings": crossings,
+        "archive_below": cfg["ARCHIVE_BELOW"],
+        "forget_below": cfg["FORGET_BELOW"],
+        "pinned": memory.pinned,
+        "permanent": memory.retention == "permanent",
+    }
+
+
+def memory_relations(*, memory: Memory) -> list[dict]:
+    out = []
+    outgoing = MemoryRelation.objects.filter(owner_id=memory.owner_id, source=memory).select_related("target")
+    incoming = MemoryRelation.objects.filter(owner_id=memory.owner_id, target=memory).select_related("source")
+    for rel in outgoing.order_by("type", "-created_at")[:200]:
+        out.append({"direction": "out", "type": rel.type, "weight": rel.weight, "other": rel.target})
+    for rel in incoming.order_by("type", "-created_at")[:200]:
+        out.append({"direction": "in", "type": rel.type, "weight": rel.weight, "other": rel.source})
+    return out
+
+
+# --- graph ----------------------------------------------------------------------------------------
+
+GRAPH_STATUSES = (Status.ACTIVE, Status.ARCHIVED, Status.PENDING_REVIEW)
+GRAPH_DEFAULT_NODES = 1500
+GRAPH_MAX_NODES = 5000
+
+
+def memory_graph(*, owner, categories: list[str] | None = None, limit: int = GRAPH_DEFAULT_NODES) -> dict:
+    """The strongest `limit` memories with the relations among them and the entities they mention."""
+    qs = Memory.objects.filter(owner=owner, status__in=GRAPH_STATUSES)
+    if categories:
+        qs = qs.filter(category__in=categories)
+    memories = list(
+        qs.order_by("-strength", "-updated_at").values("id", "content", "category", "status", "strength", "pinned")[
+            :limit
+        ]
+    )
+    ids = [m["id"] for m in memories]
+    nodes = [
+        {
+            "id": str(m["id"]),
+            "kind": "memory",
+            "label": m["content"][:80],
+            "category": m["category"],
+            "status": m["status"],
+            "strength": round(m["strength"], 3),
+            "pinned": m["pinned"],
+        }
+        for m in memories
+    ]
+    edges = [
+        {"id": f"r{r['id']}", "source": str(r["source_id"]), "target": str(r["target_id"]), "type": r["type"]}
+        for r in MemoryRelation.objects.filter(owner=owner, source_id__in=ids, target_id__in=ids).values(
+            "id", "source_id", "target_id", "type"
+        )
+    ]
+    links = list(
+        MemoryEntity.objects.filter(owner=owner, memory_id__in=ids).values("id", "memory_id", "entity_id")[: limit * 4]
+    )
+    entity_ids = {link["entity_id"] for link in links}
+    for entity in Entity.objects.filter(owner=owner, pk__in=entity_ids).values("id", "name", "kind"):
+        nodes.append(
+            {"id": f"e{entity['id']}", "kind": "entity", "label": entity["name"][:80], "entity_kind": entity["kind"]}
+        )
+    edges += [
+        {
+            "id": f"l{link['id']}",
+            "source": str(link["memory_id"]),
+            "target": f"e{link['entity_id']}",
+            "type": "mentions",
+        }
+        for link in links
+    ]
+    total = qs.order_by().values_list(Value(1))[: GRAPH_MAX_NODES + 1].count()
+    return {"nodes": nodes, "edges": edges, "memory_count": len(memories), "truncated": total > len(memories)}

@@ -1,0 +1,133 @@
+"""Writes the dashboard makes: every one goes through memories.services, so each is a history row."""
+
+import math
+import uuid
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.shortcuts import get_object_or_404
+
+from memories.models import Category, EventType, Memory, MemoryEvent, Retention, Status
+from memories.services.memories import EDITABLE_FIELDS, memory_forget, memory_restore, memory_update
+from memory_project.exceptions import ServiceError
+
+ACTIONS = ("pin", "unpin", "archive", "restore", "forget", "approve", "reject")
+MAX_BULK = 500
+# What the inline editor and the moderation queue may change.
+EDIT_FIELDS = ("content", "category", "importance", "retention", "subject", "predicate")
+# Strength measures use over time; reverting it would undo decay and reinforcement, so a revert
+# restores what a person or the extractor wrote and leaves the score alone.
+REVERT_SKIP = frozenset({"strength"})
+
+
+def memory_edit_changes(data) -> dict:
+    """Validated changes from a JSON object; ServiceError with a reason for anything wrong."""
+    if not isinstance(data, dict):
+        raise ServiceError("Expected a JSON object.")
+    unknown = set(data) - set(EDIT_FIELDS)
+    if unknown:
+        raise ServiceError(f"Unknown or read-only fields: {', '.join(sorted(unknown))}.")
+    changes = {}
+    for field in ("content", "subject", "predicate"):
+        if field in data:
+            value = data[field]
+            if not isinstance(value, str) or "\x00" in value:
+                raise ServiceError(f"{field} must be text without NUL bytes.")
+            value = value.strip()
+            limit = settings.MAX_CONTENT_CHARS if field == "content" else 200
+            if len(value) > limit:
+                raise ServiceError(f"{field} is longer than {limit} characters.")
+            if field == "content" and not value:
+                raise ServiceError("content may not be empty.")
+            changes[field] = value
+    if "category" in data:
+        if data["category"] not in Category.values:
+            raise ServiceError(f"category must be one of {', '.join(Category.values)}.")
+        changes["category"] = data["category"]
+    if "retention" in data:
+        if data["retention"] not in Retention.values:
+            raise ServiceError(f"retention must be one of {', '.join(Retention.values)}.")
+        changes["retention"] = data["retention"]
+    if "importance" in data:
+        value = data["importance"]
+        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value) or not 0 <= value <= 1:
+            raise ServiceError("importance must be a number between 0 and 1.")
+        changes["importance"] = float(value)
+    return changes
+
+
+def memory_edit(*, memory: Memory, actor: str, changes: dict) -> Memory:
+    if not changes:
+        return memory
+    return memory_update(memory=memory, actor=actor, reason="edited in the dashboard", **changes)
+
+
+def memory_action(*, memory: Memory, action: str, actor: str) -> Memory:
+    """One of ACTIONS on one memory, recorded in its history by memories.services."""
+    if action not in ACTIONS:
+        raise ServiceError(f"action must be one of {', '.join(ACTIONS)}.")
+    if action == "pin":
+        if memory.status != Status.ACTIVE:
+            raise ServiceError("Only active memories can be pinned.", code="not_active")
+        return memory_update(memory=memory, actor=actor, event_type=EventType.PIN, pinned=True)
+    if action == "unpin":
+        return memory_update(memory=memory, actor=actor, event_type=EventType.UNPIN, pinned=False)
+    if action == "archive":
+        return memory_update(
+            memory=memory,
+            actor=actor,
+            event_type=EventType.ARCHIVE,
+            reason="archived in the dashboard",
+            status=Status.ARCHIVED,
+        )
+    if action == "restore":
+        return memory_restore(memory=memory, actor=actor)
+    if action == "forget":
+        return memory_forget(memory=memory, actor=actor, reason="forgotten in the dashboard")
+    # The moderation actions of the Django admin, with the same event type and reasons.
+    status = Status.ACTIVE if action == "approve" else Status.REJECTED
+    label = "approved" if action == "approve" else "rejected"
+    return memory_update(memory=memory, actor=actor, event_type=EventType.MODERATE, reason=label, status=status)
+
+
+def memory_bulk_action(*, owner, ids, action: str, actor: str) -> dict:
+    """The action on each of the owner's memories among `ids`; ids of other owners count as missing."""
+    if not isinstance(ids, list) or not ids or len(ids) > MAX_BULK:
+        raise ServiceError(f"ids must be a list of 1 to {MAX_BULK} memory ids.")
+    if action not in ACTIONS:
+        raise ServiceError(f"action must be one of {', '.join(ACTIONS)}.")
+    try:
+        wanted = [uuid.UUID(str(i)) for i in ids]
+    except ValueError:
+        raise ServiceError("ids must be memory ids (UUIDs).") from None
+    done, skipped = [], []
+    memories = {m.pk: m for m in Memory.objects.filter(owner=owner, pk__in=wanted).defer("embedding", "search_vector")}
+    for memory_id in wanted:
+        memory = memories.get(memory_id)
+        if memory is None:
+            skipped.append({"id": str(memory_id), "reason": "not found"})
+            continue
+        try:
+            # One transaction per memory: a refusal (pinning an archived one) skips it, not the batch.
+            with transaction.atomic():
+                memory_action(memory=memory, action=action, actor=actor)
+            done.append(str(memory_id))
+        except ServiceError as error:
+            skipped.append({"id": str(memory_id), "reason": error.message})
+    return {"done": done, "skipped": skipped}
+
+
+def memory_revert(*, memory: Memory, event_id, actor: str) -> Memory:
+    """Bring the memory back to how it was right after history row `event_id`, as a new "revert" row."""
+    event = get_object_or_404(MemoryEvent, pk=event_id, memory=memory, owner_id=memory.owner_id)
+    snapshot = event.after if isinstance(event.after, dict) else event.before
+    if not isinstance(snapshot, dict):
+        raise ServiceError("That history entry has no recorded version to go back to.", code="no_version")
+    changes = {k: v for k, v in snapshot.items() if k in EDITABLE_FIELDS and k not in REVERT_SKIP}
+    if isinstance(changes.get("expires_at"), str):
+        changes["expires_at"] = datetime.fromisoformat(changes["expires_at"])
+    if changes.get("status") != Status.ACTIVE:
+        changes["pinned"] = False
+    reason = f"reverted to the version of {event.created_at:%Y-%m-%d %H:%M:%S} UTC (history #{event.pk})"
+    return memory_update(memory=memory, actor=actor, event_type=EventType.REVERT, reason=reason, **changes)

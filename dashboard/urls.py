@@ -1,0 +1,36 @@
+from django.urls import path
+
+from dashboard import api, views
+
+app_name = "dashboard"
+
+api_patterns = [
+    path("dashboard/api/overview/", api.overview, name="api-overview"),
+    path("dashboard/api/memories/", api.memories, name="api-memories"),
+    path("dashboard/api/memories/bulk/", api.memory_bulk, name="api-memory-bulk"),
+    path("dashboard/api/memories/<uuid:memory_id>/", api.memory, name="api-memory"),
+    path("dashboard/api/memories/<uuid:memory_id>/action/", api.memory_action, name="api-memory-action"),
+    path("dashboard/api/memories/<uuid:memory_id>/revert/", api.memory_revert, name="api-memory-revert"),
+    path("dashboard/api/graph/", api.graph, name="api-graph"),
+    path("dashboard/api/strength-distribution/", api.strength_distribution, name="api-strength-distribution"),
+    path("dashboard/api/chat/send/", api.chat_send, name="api-chat-send"),
+    path("dashboard/api/chat/end/", api.chat_end, name="api-chat-end"),
+    path("dashboard/api/chat/<uuid:session_id>/extracted/", api.chat_extracted, name="api-chat-extracted"),
+]
+
+urlpatterns = [
+    path("", views.overview, name="overview"),
+    path("memories/", views.memory_browser, name="memories"),
+    path("memories/<uuid:memory_id>/", views.memory_detail, name="memory"),
+    path("memories/<uuid:memory_id>/edit/", views.memory_detail_edit, name="memory-edit"),
+    path("memories/<uuid:memory_id>/action/", views.memory_detail_action, name="memory-action"),
+    path("memories/<uuid:memory_id>/revert/", views.memory_detail_revert, name="memory-revert"),
+    path("decay/", views.decay, name="decay"),
+    path("graph/", views.graph, name="graph"),
+    path("sessions/", views.sessions, name="sessions"),
+    path("sessions/<uuid:session_id>/", views.session_detail, name="session"),
+    path("moderation/", views.moderation, name="moderation"),
+    path("chat/", views.chat, name="chat"),
+    path("live/", views.live, name="live"),
+    *api_patterns,
+]

@@ -1,0 +1,294 @@
+"""Dashboard pages. Thin: each reads through selectors and writes through services, scoped to the
+owner picked by dashboard.owners.owner_for (the user, or the owner a staff member switched to)."""
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_POST
+
+from dashboard import selectors, services
+from dashboard.owners import owner_choices, owner_for, owner_query
+from memories.models import Category, Memory, Retention, Source, Status
+from memories.selectors.memories import memory_get, memory_get_detail, memory_history
+from memories.services.memories import SNAPSHOT_FIELDS
+from memory_project.exceptions import ServiceError
+from sessions.models import Channel, ChatSession, Episode
+from sessions.selectors.sessions import episode_list, scratchpad_get, session_get, session_list, turn_list
+
+SESSIONS_PER_PAGE = 50
+TURNS_PER_PAGE = 200
+MODERATION_PAGE = 100
+
+
+def _page(request, owner, template: str, page: str, **context):
+    context.update(
+        page=page,
+        owner=owner,
+        owner_qs=owner_query(request, owner),
+        owners=owner_choices(request),
+        viewing_other=owner.pk != request.user.pk,
+        pending_count=Memory.objects.filter(owner=owner, status=Status.PENDING_REVIEW).count(),
+    )
+    return render(request, template, context)
+
+
+def _actor(request) -> str:
+    return f"dashboard:{request.user.get_username()}"
+
+
+@login_required
+def overview(request):
+    owner = owner_for(request)
+    metrics = selectors.overview_metrics(owner=owner)
+    activity = selectors.memory_activity(owner=owner)
+    return _page(
+        request,
+        owner,
+        "dashboard/overview.html",
+        "overview",
+        metrics=metrics,
+        charts={"metrics": metrics, "activity": activity},
+        categories=Category.values,
+    )
+
+
+@login_required
+def memory_browser(request):
+    owner = owner_for(request)
+    try:
+        query = selectors.browse_query_parse(request.GET)
+    except ValueError as error:
+        messages.error(request, str(error))
+        query = selectors.BrowseQuery()
+    first_page = selectors.memory_browse(owner=owner, query=query)
+    return _page(
+        request,
+        owner,
+        "dashboard/memories.html",
+        "memories",
+        initial={"query": request.GET.dict(), "page": first_page},
+        categories=Category.values,
+        statuses=Status.values,
+        sources=Source.values,
+        agents=selectors.memory_agents(owner=owner),
+        selected_agent=request.GET.get("agent", "*"),
+        sorts=list(selectors.SORTS),
+    )
+
+
+def _history_rows(events) -> list[dict]:
+    rows = []
+    for event in events:
+        before = event.before if isinstance(event.before, dict) else {}
+        after = event.after if isinstance(event.after, dict) else {}
+        changes = [
+            {"field": f, "before": before.get(f), "after": after.get(f)}
+            for f in SNAPSHOT_FIELDS
+            if (f in after or f in before) and before.get(f) != after.get(f) and (before or f in ("content", "status"))
+        ]
+        rows.append({"event": event, "changes": changes, "revertible": bool(after or before)})
+    return rows
+
+
+@login_required
+def memory_detail(request, memory_id):
+    owner = owner_for(request)
+    memory = memory_get_detail(owner=owner, memory_id=memory_id)
+    events = list(memory_history(memory=memory))
+    sources = [link.turn for link in memory.sources.all()]
+    return _page(
+        request,
+        owner,
+        "dashboard/memory_detail.html",
+        "memory",
+        memory=memory,
+        structured_json=json.dumps(memory.structured_data, indent=2, ensure_ascii=False)
+        if memory.structured_data
+        else "",
+        history=_history_rows(events),
+        sources=sources,
+        relations=selectors.memory_relations(memory=memory),
+        entities=list(memory.entities.order_by("name")[:200]),
+        series=selectors.memory_strength_series(memory=memory, events=events),
+        categories=Category.values,
+        retentions=Retention.values,
+    )
+
+
+def _back_to_memory(request, owner, memory_id):
+    return redirect(reverse("dashboard:memory", args=[memory_id]) + owner_query(request, owner))
+
+
+@login_required
+@require_POST
+def memory_detail_edit(request, memory_id):
+    owner = owner_for(request)
+    memory = memory_get(owner=owner, memory_id=memory_id)
+    data = {
+        k: request.POST[k] for k in ("content", "category", "retention", "subject", "predicate") if k in request.POST
+    }
+    if "importance" in request.POST:
+        try:
+            data["importance"] = float(request.POST["importance"])
+        except ValueError:
+            data["importance"] = None
+    try:
+        services.memory_edit(memory=memory, actor=_actor(request), changes=services.memory_edit_changes(data))
+        messages.success(request, "Saved.")
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return _back_to_memory(request, owner, memory_id)
+
+
+@login_required
+@require_POST
+def memory_detail_action(request, memory_id):
+    owner = owner_for(request)
+    memory = memory_get(owner=owner, memory_id=memory_id)
+    try:
+        services.memory_action(memory=memory, action=request.POST.get("action", ""), actor=_actor(request))
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return _back_to_memory(request, owner, memory_id)
+
+
+@login_required
+@require_POST
+def memory_detail_revert(request, memory_id):
+    owner = owner_for(request)
+    memory = memory_get(owner=owner, memory_id=memory_id)
+    try:
+        event_id = int(request.POST.get("event", ""))
+    except ValueError:
+        messages.error(request, "Pick a history entry to revert to.")
+        return _back_to_memory(request, owner, memory_id)
+    try:
+        before = memory.version
+        reverted = services.memory_revert(memory=memory, event_id=event_id, actor=_actor(request))
+        if reverted.version == before:
+            messages.info(request, "The memory is already at that version.")
+        else:
+            messages.success(request, "Reverted; the revert is in the history.")
+    except ServiceError as error:
+        messages.error(request, error.message)
+    return _back_to_memory(request, owner, memory_id)
+
+
+@login_required
+def decay(request):
+    owner = owner_for(request)
+    curves = selectors.decay_curves()
+    distribution = selectors.strength_distribution(owner=owner)
+    return _page(
+        request,
+        owner,
+        "dashboard/decay.html",
+        "decay",
+        policy=curves["policy"],
+        curves=curves["curves"],
+        reinforced=curves["reinforced"],
+        charts={"curves": curves, "distribution": distribution},
+        distribution_total=sum(distribution["active"]) + sum(distribution["archived"]),
+    )
+
+
+@login_required
+def graph(request):
+    owner = owner_for(request)
+    return _page(
+        request,
+        owner,
+        "dashboard/graph.html",
+        "graph",
+        categories=Category.values,
+        max_nodes=selectors.GRAPH_MAX_NODES,
+        default_nodes=selectors.GRAPH_DEFAULT_NODES,
+    )
+
+
+@login_required
+def sessions(request):
+    owner = owner_for(request)
+    paginator = Paginator(session_list(owner=owner), SESSIONS_PER_PAGE)
+    page = paginator.get_page(request.GET.get("page"))
+    pads = [scratchpad_get(owner=owner, agent="")]
+    episodes = episode_list(owner=owner).select_related("session")[:10]
+    return _page(
+        request, owner, "dashboard/sessions.html", "sessions", sessions=page, scratchpads=pads, episodes=episodes
+    )
+
+
+@login_required
+def session_detail(request, session_id):
+    owner = owner_for(request)
+    session = session_get(owner=owner, session_id=session_id)
+    turns = Paginator(turn_list(session=session).defer("embedding", "search_vector"), TURNS_PER_PAGE)
+    page = turns.get_page(request.GET.get("page"))
+    episode = Episode.objects.filter(session=session, owner=owner).first()
+    extracted = (
+        Memory.objects.filter(owner=owner, source_session=session)
+        .defer("embedding", "search_vector")
+        .order_by("created_at")[:200]
+    )
+    return _page(
+        request,
+        owner,
+        "dashboard/session_detail.html",
+        "sessions",
+        chat_session=session,
+        turns=page,
+        episode=episode,
+        extracted=extracted,
+        scratchpad=scratchpad_get(owner=owner, agent=session.agent),
+    )
+
+
+@login_required
+def moderation(request):
+    owner = owner_for(request)
+    queue = (
+        Memory.objects.filter(owner=owner, status=Status.PENDING_REVIEW)
+        .defer("embedding", "search_vector")
+        .select_related("source_session")
+        .order_by("-created_at")
+    )
+    return _page(
+        request,
+        owner,
+        "dashboard/moderation.html",
+        "moderation",
+        queue=queue[:MODERATION_PAGE],
+        categories=Category.values,
+    )
+
+
+@login_required
+def chat(request):
+    owner = owner_for(request)
+    # Coming back to the page picks up the open web conversation instead of starting over.
+    session = (
+        ChatSession.objects.filter(owner=owner, channel=Channel.WEB, status=ChatSession.SessionStatus.OPEN)
+        .order_by("-last_activity_at")
+        .first()
+    )
+    turns = []
+    if session is not None:
+        recent = turn_list(session=session).filter(role__in=("user", "assistant")).order_by("-sequence")[:100]
+        turns = [{"role": t.role, "content": t.content} for t in reversed(recent)]
+    return _page(
+        request,
+        owner,
+        "dashboard/chat.html",
+        "chat",
+        chat_state={"session_id": str(session.pk) if session else None, "turns": turns},
+    )
+
+
+@login_required
+def live(request):
+    owner = owner_for(request)
+    return _page(request, owner, "dashboard/live.html", "live")

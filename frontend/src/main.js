@@ -1,0 +1,36 @@
+// Entry point: the live feed on every page, then the script of the page being shown (loaded on
+// demand, so chart.js and cytoscape are fetched only where they draw).
+import { live, startLive } from "./live.js";
+
+const pages = {
+  overview: () => import("./pages/overview.js"),
+  memories: () => import("./pages/memories.js"),
+  memory: () => import("./pages/memory.js"),
+  decay: () => import("./pages/decay.js"),
+  graph: () => import("./pages/graph.js"),
+  chat: () => import("./pages/chat.js"),
+  moderation: () => import("./pages/moderation.js"),
+};
+
+window.memoryDashboard = { live };
+
+for (const select of document.querySelectorAll("select[data-autosubmit]")) {
+  select.addEventListener("change", () => select.form.submit());
+}
+
+startLive();
+
+const load = pages[document.body.dataset.page];
+if (load) {
+  load()
+    .then((module) => module.init())
+    .then(() => {
+      document.body.dataset.ready = "1";
+    })
+    .catch((error) => {
+      console.error(error);
+      document.body.dataset.ready = "error";
+    });
+} else {
+  document.body.dataset.ready = "1";
+}

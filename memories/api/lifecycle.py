@@ -1,0 +1,49 @@
+"""Lifecycle runs over the API: start one for the caller's owner, list the owner's past runs."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.models import LifecycleRun
+from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
+from memory_project.api.fields import StrictSerializer, request_owner
+from memory_project.pagination import StandardPagination
+
+
+class LifecycleRunInputSerializer(StrictSerializer):
+    """No options: the export directory comes from settings only, never from a request."""
+
+
+class LifecycleRunOutputSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = LifecycleRun
+        fields = ["id", "status", "trigger", "steps", "counts", "error", "started_at", "finished_at", "duration_ms"]
+        read_only_fields = fields
+
+
+class LifecycleRunApi(APIView):
+    @extend_schema(
+        request=LifecycleRunInputSerializer,
+        responses={202: LifecycleRunOutputSerializer, 409: LifecycleRunOutputSerializer},
+        description="Runs the lifecycle (dedup, decay, archive/forget, expiry, compression, digests, exports, "
+        "cap) for the caller's owner and returns the run. 409 when a run for this owner is already in progress "
+        f"(the returned run has status `failed` and error `{LOCK_BUSY_ERROR}`).",
+    )
+    def post(self, request):
+        LifecycleRunInputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+        run = lifecycle_run(owner=request_owner(request), trigger="api")
+        busy = run.status == LifecycleRun.RunStatus.FAILED and run.error == LOCK_BUSY_ERROR
+        return Response(
+            LifecycleRunOutputSerializer(run).data,
+            status=status.HTTP_409_CONFLICT if busy else status.HTTP_202_ACCEPTED,
+        )
+
+
+class LifecycleRunListApi(APIView):
+    @extend_schema(responses=LifecycleRunOutputSerializer(many=True))
+    def get(self, request):
+        runs = LifecycleRun.objects.filter(owner=request_owner(request)).order_by("-started_at", "-pk")
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(runs, request, view=self)
+        return paginator.get_paginated_response(LifecycleRunOutputSerializer(page, many=True).data)
