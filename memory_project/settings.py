@@ -111,9 +111,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 8 * 1024 * 1024, mini
 # Database: embedded PostgreSQL + pgvector unless DATABASE_URL is given
 # ---------------------------------------------------------------------------------------------
 EMBEDDED_PG_DIR = Path(env_str("EMBEDDED_PG_DIR", str(DATA_DIR / "pg")))
+# Connections are closed at the end of each request: under ASGI every request runs in its own
+# thread, and persistent per-thread connections piled up until PostgreSQL refused new clients
+# ("too many clients", seen in the LoCoMo run).
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
     if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
         raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with the pgvector extension)")
     EMBEDDED_DB = False
@@ -123,7 +126,7 @@ else:
             "ENGINE": "memory_project.embedded_pg",
             "NAME": env_str("EMBEDDED_PG_DATABASE", "memory"),
             "USER": "postgres",
-            "CONN_MAX_AGE": 60,
+            "CONN_MAX_AGE": 0,
             "TEST": {"NAME": env_str("EMBEDDED_PG_TEST_DATABASE", "test_memory")},
         }
     }
