@@ -49,22 +49,23 @@ function categoryLayout(nodes, edges) {
   return positions;
 }
 
-function style() {
+// Measuring thousands of labels dominates drawing a big graph, so there a label shows only for the
+// node under the pointer and its neighbours.
+function style(big) {
   return [
     {
       selector: "node",
       style: {
         "background-color": "#64748b",
-        label: "data(label)",
+        label: big ? "" : "data(short)",
         "font-size": 9,
         color: "#0f172a",
-        "text-wrap": "ellipsis",
-        "text-max-width": "140px",
         "text-valign": "bottom",
         "text-margin-y": 3,
         "min-zoomed-font-size": 8,
       },
     },
+    { selector: "node.labelled", style: { label: "data(short)", "z-index": 20 } },
     ...Object.entries(CATEGORY_COLORS).map(([cat, color]) => ({
       selector: `node[kind = "memory"][category = "${cat}"]`,
       style: { "background-color": color },
@@ -80,15 +81,15 @@ function style() {
       selector: 'node[kind = "entity"]',
       style: { shape: "diamond", "background-color": "#cbd5e1", "border-width": 1, "border-color": "#64748b", width: 14, height: 14 },
     },
-    { selector: "edge", style: { width: 1, "line-color": "#cbd5e1", "curve-style": "straight", opacity: 0.8 } },
+    { selector: "edge", style: { width: 1, "line-color": "#cbd5e1", "curve-style": big ? "haystack" : "straight", opacity: 0.8 } },
     { selector: 'edge[type = "mentions"]', style: { "line-color": "#e2e8f0", width: 0.8 } },
     {
       selector: 'edge[type = "contradicts"]',
-      style: { "line-color": "#dc2626", width: 3, "target-arrow-shape": "tee", "target-arrow-color": "#dc2626", opacity: 1, "z-index": 10 },
+      style: { "curve-style": "straight", "line-color": "#dc2626", width: 3, "target-arrow-shape": "tee", "target-arrow-color": "#dc2626", opacity: 1, "z-index": 10 },
     },
     {
       selector: 'edge[type = "supersedes"]',
-      style: { "line-color": "#ea580c", width: 2, "line-style": "dashed", "target-arrow-shape": "triangle", "target-arrow-color": "#ea580c" },
+      style: { "curve-style": "straight", "line-color": "#ea580c", width: 2, "line-style": "dashed", "target-arrow-shape": "triangle", "target-arrow-color": "#ea580c" },
     },
     { selector: 'edge[type = "supports"], edge[type = "refines"]', style: { "line-color": "#16a34a" } },
     { selector: "node:selected", style: { "border-width": 3, "border-color": "#111827" } },
@@ -115,7 +116,11 @@ async function draw() {
   const big = nodes.length > FORCE_LAYOUT_MAX;
   const positions = big ? categoryLayout(nodes, edges) : null;
   const elements = [
-    ...nodes.map((n) => ({ group: "nodes", data: n, position: positions ? positions[n.id] : undefined })),
+    ...nodes.map((n) => ({
+      group: "nodes",
+      data: { ...n, short: truncate(n.label, 40) },
+      position: positions ? positions[n.id] : undefined,
+    })),
     ...edges.map((e) => ({ group: "edges", data: e })),
   ];
   if (cy) cy.destroy();
@@ -124,7 +129,7 @@ async function draw() {
   cy = cytoscape({
     container,
     elements,
-    style: style(),
+    style: style(big),
     layout: big
       ? { name: "preset", fit: true, padding: 30 }
       : { name: "cose", animate: false, fit: true, padding: 30, numIter: 600, randomizeSeed: 1, nodeRepulsion: () => 9000 },
@@ -147,11 +152,15 @@ async function draw() {
     );
     tip.hidden = false;
     const neighbourhood = event.target.closedNeighborhood();
-    cy.elements().not(neighbourhood).addClass("faded");
+    cy.batch(() => {
+      // Restyling every element on each hover is too slow for a big graph.
+      if (!big) cy.elements().not(neighbourhood).addClass("faded");
+      neighbourhood.nodes().addClass("labelled");
+    });
   });
   cy.on("mouseout", "node", () => {
     tip.hidden = true;
-    cy.elements().removeClass("faded");
+    cy.batch(() => (big ? cy.nodes(".labelled") : cy.elements()).removeClass("faded labelled"));
   });
   const contradictions = edges.filter((e) => e.type === "contradicts").length;
   status(
