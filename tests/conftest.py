@@ -6,6 +6,13 @@ from tests.factories import UserFactory, api_key_for
 
 
 @pytest.fixture(autouse=True)
+def quick_password_hashing(settings):
+    """Speed only: PBKDF2 made every UserFactory call cost half a second. Tests whose users log in
+    to a server subprocess hash with PBKDF2 themselves (tests/dashboard/test_browser.py)."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def hashing_embedder(settings):
     """Tests embed with the deterministic hashing provider unless they ask for the local model."""
     settings.EMBEDDING_PROVIDER = "hashing"
