@@ -677,7 +677,8 @@ def print_report(run: dict, rows: list[dict], conversations: list[str]) -> None:
                 f"[{conv}] bulk turn post: median {post['median']} ms, max {post['max']} ms; "
                 f"end: median {end['median']} ms, max {end['max']} ms"
             )
-    print(f"ingest total: {run['ingest_seconds_total']:.1f}s")
+    if any("ingest_seconds" in info for info in run["conversations"].values()):
+        print(f"ingest total: {run['ingest_seconds_total']:.1f}s")
     for name, stats in run["latency_ms"].items():
         print(
             f"search {name}: median {stats['median']} ms, p95 {stats['p95']} ms, "

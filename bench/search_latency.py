@@ -16,8 +16,8 @@ Memory text is generated from templates (people, projects, tools, places), so fu
 sees a realistic spread of common and rare words. Vectors (--vectors):
 
 - embed:  the configured embedder (--embedder local = all-MiniLM-L6-v2, hashing = feature hashing)
-          embeds each memory; realistic neighbourhoods, ~1-2 minutes per 10k memories on a CPU with
-          the local model.
+          embeds each memory; realistic neighbourhoods, but the local model needs minutes per 10k
+          memories on a small CPU (6.5 minutes on two busy vCPUs).
 - random: random unit vectors, for scale runs (e.g. --memories 100000) where embedding every text
           is too slow; queries are still embedded by the provider, so the vector side sees an
           unclustered space, which is harder for HNSW than real data (a pessimistic figure).
