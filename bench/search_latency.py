@@ -271,6 +271,9 @@ def configure_django(database: str, embedder: str) -> None:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     os.environ.setdefault("LOG_LEVEL", "WARNING")
+    # Celery's Django fixup puts the working directory first on sys.path, where sibling bench
+    # scripts (bench/dashboard.py, ...) would shadow the project's apps of the same name.
+    os.chdir(REPO)
     sys.path.insert(0, str(REPO))
     import django
 
@@ -626,7 +629,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument(
         "--reuse-owner", metavar="USERNAME", help="Measure an owner kept by an earlier --keep run (no insert)."
     )
-    parser.add_argument("--json-out", default=str(DEFAULT_JSON_OUT))
+    parser.add_argument(
+        "--json-out", default=str(DEFAULT_JSON_OUT), help="Relative paths are taken from the repo root."
+    )
     return parser.parse_args(argv)
 
 
