@@ -285,6 +285,8 @@ LIFECYCLE_NIGHTLY_MINUTE = env_int("LIFECYCLE_NIGHTLY_MINUTE", 0, minimum=0, max
 CELERY_BEAT_SCHEDULE = {
     "extraction-jobs-sweep": {"task": "sessions.tasks.extraction_jobs_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     "sessions-idle-end": {"task": "sessions.tasks.sessions_idle_end", "schedule": PERIODIC_SWEEP_SECONDS},
+    # Webhook deliveries and Telegram updates whose message was lost (broker down, worker killed).
+    "integrations-sweep": {"task": "integrations.tasks.integrations_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     "lifecycle-nightly": {
         "task": "memories.tasks.lifecycle_nightly",
         "schedule": crontab(hour=LIFECYCLE_NIGHTLY_HOUR, minute=LIFECYCLE_NIGHTLY_MINUTE),

@@ -26,7 +26,13 @@ def _wait_for(predicate, timeout=10.0):
 def test_the_runner_uses_the_beat_schedule():
     runner = PeriodicRunner()
 
-    assert set(runner.entries) == {"extraction-jobs-sweep", "sessions-idle-end", "lifecycle-nightly"}
+    assert set(runner.entries) == {
+        "extraction-jobs-sweep",
+        "sessions-idle-end",
+        "integrations-sweep",
+        "lifecycle-nightly",
+    }
+    assert runner.entries["integrations-sweep"]["task"] == "integrations.tasks.integrations_sweep"
     assert runner.entries["lifecycle-nightly"]["schedule"] == crontab(hour=3, minute=0)
     assert runner.entries["extraction-jobs-sweep"]["schedule"].run_every == timedelta(seconds=60)
     for entry in runner.entries.values():
