@@ -8,27 +8,26 @@ touches the service's data. Per size it:
    importance 0.4–0.9, 5% permanent, access counts 0–6, nine categories), with random unit
    vectors of settings.EMBEDDING_DIM for a share of the rows (--vector-share) and NULL for the
    rest; the HNSW and GIN indexes are dropped for the insert and rebuilt afterwards (timed apart);
-2. times the decay step alone on the fresh rows (every row changes: one UPDATE + one event each);
+2. times the decay step alone on the fresh rows (every row changes: one UPDATE, with a decay event
+   for each row whose strength crosses a multiple of 0.05, which on fresh rows is nearly all);
 3. times one full lifecycle_run one day later, with MEMORY_OWNER_CAP above N so the cap step
    forgets nothing, and prints each step's time and counts;
-4. times a second run a day later (a normal night: few rows cross a threshold);
+4. times a second run a day later (a normal night: every row decays, few cross a 0.05 line or a
+   threshold);
 5. times one more run a day later with the default cap of 10,000 enforced.
 
---schema hot changes the bench database only, to show what the lifecycle costs once decay can be
-a HOT update: the `memory_owner_status` index without `strength` and fillfactor 50 on the table
-(rows carry a 1.5 KB vector inline, so a page needs room for a whole second copy). --schema
-hot-toast also moves vectors out of line (toast_tuple_target 128), so a row is ~300 bytes and an
-update no longer rewrites its vector.
-With the project's schema (--schema default) `strength` is indexed, so every decayed row is a
-non-HOT update that re-inserts its vector into the HNSW index (~7 ms a row on 2 cores), which
-dominates everything else. The default schema is restored at the end either way.
+The schema is the product's (migrations): nothing indexes `strength` and the table keeps half of
+each page free, so decay is a HOT update (no index entry, the HNSW one included). The header
+prints the server version, shared_buffers, the table's storage parameters and any index that
+holds `strength` (there should be none).
 
 Compression uses the configured LLM provider (the offline heuristic one without OPENAI_API_KEY);
 summaries are embedded with the hashing embedder so no model is loaded.
 
 Usage:
     .venv/bin/python bench/lifecycle.py                       # 100,000 and 1,000,000
-    .venv/bin/python bench/lifecycle.py --sizes 100000 --vector-share 1.0 --schema hot
+    .venv/bin/python bench/lifecycle.py --sizes 100000 --vector-share 1.0
+    .venv/bin/python bench/lifecycle.py --sizes 1000000 --decay-only
 """
 
 import argparse
@@ -85,18 +84,28 @@ def reset_tables() -> None:
     execute(f"TRUNCATE {', '.join(TABLES)} CASCADE")
 
 
-def apply_schema(kind: str) -> None:
-    execute("DROP INDEX IF EXISTS memory_owner_status")
-    if kind in ("hot", "hot-toast"):
-        execute("CREATE INDEX memory_owner_status ON memories_memory (owner_id, status)")
-        execute("ALTER TABLE memories_memory SET (fillfactor = 50)")
-    else:
-        execute("CREATE INDEX memory_owner_status ON memories_memory (owner_id, status, strength DESC)")
-        execute("ALTER TABLE memories_memory RESET (fillfactor)")
-    if kind == "hot-toast":
-        execute("ALTER TABLE memories_memory SET (toast_tuple_target = 128)")
-    else:
-        execute("ALTER TABLE memories_memory RESET (toast_tuple_target)")
+def describe_schema() -> list[str]:
+    """What the figures depend on: the server, its buffer pool, the table's storage parameters and
+    the indexes that hold `strength` (any of them makes every decayed row a non-HOT update)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT current_setting('server_version'), current_setting('shared_buffers')")
+        version, buffers = cursor.fetchone()
+        cursor.execute("SELECT coalesce(array_to_string(reloptions, ', '), '') FROM pg_class WHERE relname = %s",
+                       ["memories_memory"])  # fmt: skip
+        options = cursor.fetchone()[0]
+        cursor.execute(
+            "SELECT i.relname FROM pg_index x JOIN pg_class i ON i.oid = x.indexrelid "
+            "JOIN pg_attribute a ON a.attrelid = x.indrelid AND a.attnum = ANY(x.indkey) "
+            "WHERE x.indrelid = 'memories_memory'::regclass AND a.attname = 'strength' ORDER BY 1"
+        )
+        holding = [row[0] for row in cursor.fetchall()]
+    return [
+        f"PostgreSQL {version}, shared_buffers {buffers}",
+        f"memories_memory storage parameters: {options or 'defaults'}",
+        f"indexes holding strength: {', '.join(holding) or 'none'}",
+    ]
 
 
 def insert_memories(owner, count: int, *, vector_share: float) -> dict:
@@ -179,7 +188,7 @@ def step_rows(run, only=None) -> list[tuple[str, str, str]]:
     return out
 
 
-def bench_size(count: int, *, vector_share: float, schema: str) -> list[tuple[str, str, str]]:
+def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> list[tuple[str, str, str]]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.utils import timezone
@@ -189,7 +198,6 @@ def bench_size(count: int, *, vector_share: float, schema: str) -> list[tuple[st
 
     rows: list[tuple[str, str, str]] = []
     reset_tables()
-    apply_schema(schema)
     owner, _ = get_user_model().objects.get_or_create(username="bench-lifecycle")
     print(f"\n== {count:,} memories ({vector_share:.0%} with vectors) ==", flush=True)
     timings = insert_memories(owner, count, vector_share=vector_share)
@@ -202,8 +210,16 @@ def bench_size(count: int, *, vector_share: float, schema: str) -> list[tuple[st
                              export_dir=None)  # fmt: skip
     started = time.perf_counter()
     counts, _ = lifecycle._step_decay(context)
-    rows.append(("decay step alone (fresh rows)", fmt(time.perf_counter() - started), f"decayed={counts['decayed']:,}"))
+    rows.append(
+        (
+            "decay step alone (fresh rows)",
+            fmt(time.perf_counter() - started),
+            f"decayed={counts['decayed']:,} checkpoints={counts['checkpoints']:,}",
+        )
+    )
     print(rows[-1], flush=True)
+    if decay_only:
+        return rows
 
     original_cap = settings.MEMORY_OWNER_CAP
     settings.MEMORY_OWNER_CAP = count + 1
@@ -239,20 +255,19 @@ def main() -> None:
         default="1.0,0.1",
         help="share of rows with a random unit vector, per size (comma-separated; the last one repeats)",
     )
-    parser.add_argument("--schema", choices=("default", "hot", "hot-toast"), default="default", help="see above")
+    parser.add_argument("--decay-only", action="store_true", help="stop after timing the decay step alone")
     args = parser.parse_args()
     configure_django()
     print(f"LLM provider: {use_offline_llm_if_needed()}")
+    for line in describe_schema():
+        print(line)
     sizes = [int(s) for s in args.sizes.split(",")]
     shares = [float(s) for s in args.vector_share.split(",")]
     table = []
-    try:
-        for i, size in enumerate(sizes):
-            share = shares[min(i, len(shares) - 1)]
-            table.append((f"### {size:,} memories, {share:.0%} with vectors, {args.schema} schema", "", ""))
-            table += bench_size(size, vector_share=share, schema=args.schema)
-    finally:
-        apply_schema("default")
+    for i, size in enumerate(sizes):
+        share = shares[min(i, len(shares) - 1)]
+        table.append((f"### {size:,} memories, {share:.0%} with vectors", "", ""))
+        table += bench_size(size, vector_share=share, decay_only=args.decay_only)
     width = max(len(r[0]) for r in table)
     print()
     print(f"{'what':<{width}}  {'time':>10}  counts")

@@ -472,15 +472,29 @@ def strength_distribution(*, owner, bins: int = 20) -> dict:
 def memory_strength_series(*, memory: Memory, events, horizon_days: int = 365) -> dict:
     """Past strengths from the history rows and the projection under the current decay policy.
 
+    Each history row gives its "after" strength, preceded at the same instant by its "before" one
+    when that differs, so a reinforcement is a jump and the line between two rows follows the decay.
+    The lifecycle records decay only at checkpoints (each 0.05 of strength lost), not every night,
+    so the chart joins the points with straight lines rather than steps.
     The projection is what the lifecycle would compute on each coming day with no reinforcement:
     base_strength × factor^(days since the last reinforcement − grace); pinned memories do not decay.
     """
+
+    def strength_of(state):
+        value = state.get("strength") if isinstance(state, dict) else None
+        return value if isinstance(value, int | float) else None
+
     now = timezone.now()
-    past = [
-        {"t": e.created_at.isoformat(), "strength": e.after["strength"], "event": e.event_type}
-        for e in events
-        if isinstance(e.after, dict) and isinstance(e.after.get("strength"), int | float)
-    ]
+    past = []
+    for e in events:
+        after = strength_of(e.after)
+        if after is None:
+            continue
+        t = e.created_at.isoformat()
+        before = strength_of(e.before)
+        if before is not None and before != after:
+            past.append({"t": t, "strength": before, "event": f"{e.event_type} (before)"})
+        past.append({"t": t, "strength": after, "event": e.event_type})
     past.append({"t": now.isoformat(), "strength": round(memory.strength, 5), "event": "now"})
     reinforced_at = memory.last_reinforced_at or memory.observed_at
     since = max(0.0, (now - reinforced_at).total_seconds() / 86400)

@@ -115,7 +115,10 @@ class Memory(models.Model):
                 opclasses=["vector_cosine_ops"],
             ),
             GinIndex(name="memory_search_gin", fields=["search_vector"]),
-            models.Index(name="memory_owner_status", fields=["owner", "status", "-strength"]),
+            # No index may contain `strength`: the nightly decay rewrites it on every memory, and an
+            # update that changes no indexed column is a HOT update (no new entry in any index,
+            # the HNSW one included). Migration 0004 also leaves room on each page for that.
+            models.Index(name="memory_owner_status", fields=["owner", "status"]),
             models.Index(name="memory_owner_category", fields=["owner", "category"]),
             models.Index(name="memory_owner_updated", fields=["owner", "-updated_at"]),
             models.Index(name="memory_owner_hash", fields=["owner", "agent", "content_hash"]),
@@ -340,6 +343,7 @@ class EmbeddingCache(models.Model):
     model = models.CharField(max_length=200)
     vector = VectorField(dimensions=settings.EMBEDDING_DIM)
     created_at = models.DateTimeField(auto_now_add=True)
+
 
 class SearchCorpus(models.TextChoices):
     MEMORY = "memory"

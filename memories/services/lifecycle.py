@@ -14,11 +14,15 @@ whole duration. A second run for the same owner does not wait: it is recorded as
 with status "failed" and error "another run in progress" (`LOCK_BUSY_ERROR`), does nothing, and
 is returned at once.
 
-Bulk changes leave history like single ones: every row a step moves gets a MemoryEvent (actor
-"system:lifecycle", before/after with strength, status, retention and expires_at), inserted by the
-same statement that changes the row. Lifecycle bookkeeping (event times, `updated_at`) uses the
-wall clock; the scoring clock (`now`) can be moved for time travel. Pure decay does not touch
-`updated_at`, so "recently updated" keeps meaning a content or status change.
+Bulk changes leave history like single ones: every row a threshold, expiry, compression, merge or
+the cap moves gets a MemoryEvent (actor "system:lifecycle", before/after with strength, status,
+retention and expires_at), inserted by the same statement that changes the row. Decay updates
+every row's strength but writes a "decay" event only when the strength crosses a multiple of 0.05
+(`DECAY_CHECKPOINTS`): a history checkpoint every 0.05 of strength lost, instead of one row per
+memory per night. Lifecycle bookkeeping (event times, `updated_at`) uses the wall clock; the
+scoring clock (`now`) can be moved for time travel. Pure decay does not touch `updated_at`, so
+"recently updated" keeps meaning a content or status change, and it changes no indexed column,
+so each row is a HOT update (see memories migration 0004).
 
 Memories a person pinned are never changed by the lifecycle: no decay, no status change, never a
 dedup loser, never compressed, never capped.
@@ -164,29 +168,62 @@ _EVENT_STATE = (
     "jsonb_build_object('strength', {p}strength, 'status', {p}status, "
     "'retention', {p}retention, 'expires_at', {p}expires_at)"
 )
+# Decay writes a history row when a memory's strength crosses a multiple of 1 / DECAY_CHECKPOINTS
+# (0.05). Multiplying keeps the grid exact in binary floating point (0.6 * 20 == 12.0, whereas
+# 0.6 / 0.05 < 12).
+DECAY_CHECKPOINTS = 20
 
 
-def _move(run: _Run, *, where: str, set_sql: str, event_type: str, reason: str, params: dict | None = None) -> int:
-    """One statement: UPDATE the owner's rows matching `where` and INSERT one MemoryEvent per row.
+def _returning_old() -> bool:
+    """PostgreSQL 18 can return a row's values from before the UPDATE (RETURNING old.*)."""
+    return connection.pg_version >= 180000
 
-    `where` and `set_sql` refer to the updated row as `m`. The self-join `t` reads the row as it
-    was before the update (for the event's "before"), without locking it first: should a
-    concurrent write change a row meanwhile, PostgreSQL re-checks `where` on the new version
-    before updating it. Returns the number of rows moved.
+
+def _move(
+    run: _Run,
+    *,
+    where: str,
+    set_sql: str,
+    event_type: str,
+    reason: str,
+    params: dict | None = None,
+    history_if: str = "true",
+) -> tuple[int, int]:
+    """One statement: UPDATE the owner's rows matching `where`, INSERT a MemoryEvent per moved row.
+
+    `where` and `set_sql` refer to the updated row as `m`; `history_if` picks the moved rows that
+    get an event, over `old_strength`, `old_status`, … (before) and `strength`, `status`, … (after).
+    On PostgreSQL 18 the "before" comes from RETURNING old.*, the version actually replaced. Older
+    servers read it through a self-join `t`, without locking the row first: should a concurrent
+    write change a row meanwhile, PostgreSQL re-checks `where` on the new version before updating
+    it, and the event shows the version the statement's snapshot saw. Returns (rows moved, events).
     """
-    sql = f"""
-        WITH moved AS (
+    if _returning_old():
+        update = f"""
+            UPDATE memories_memory m SET {set_sql}
+            WHERE m.owner_id = %(owner)s AND ({where})
+            RETURNING m.id, old.strength AS old_strength, old.status AS old_status,
+                old.retention AS old_retention, old.expires_at AS old_expires_at,
+                new.strength, new.status, new.retention, new.expires_at
+        """
+    else:
+        update = f"""
             UPDATE memories_memory m SET {set_sql}
             FROM memories_memory t
             WHERE t.id = m.id AND t.owner_id = %(owner)s AND m.owner_id = %(owner)s AND ({where})
             RETURNING m.id, t.strength AS old_strength, t.status AS old_status,
                 t.retention AS old_retention, t.expires_at AS old_expires_at,
                 m.strength, m.status, m.retention, m.expires_at
+        """
+    sql = f"""
+        WITH moved AS ({update}), history AS (
+            INSERT INTO memories_memoryevent (owner_id, memory_id, event_type, before, after, actor, reason, created_at)
+            SELECT %(owner)s, id, %(event_type)s, {_EVENT_STATE.format(p="old_")}, {_EVENT_STATE.format(p="")},
+                %(actor)s, %(reason)s, %(wall)s
+            FROM moved WHERE {history_if}
+            RETURNING 1
         )
-        INSERT INTO memories_memoryevent (owner_id, memory_id, event_type, before, after, actor, reason, created_at)
-        SELECT %(owner)s, id, %(event_type)s, {_EVENT_STATE.format(p="old_")}, {_EVENT_STATE.format(p="")},
-            %(actor)s, %(reason)s, %(wall)s
-        FROM moved
+        SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM history)
     """
     values = {
         "owner": run.owner.pk,
@@ -199,7 +236,8 @@ def _move(run: _Run, *, where: str, set_sql: str, event_type: str, reason: str, 
     }
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(sql, values)
-        return max(cursor.rowcount, 0)
+        moved, events = cursor.fetchone()
+        return moved, events
 
 
 def _decay_expr(run: _Run, prefix: str) -> str:
@@ -209,7 +247,8 @@ def _decay_expr(run: _Run, prefix: str) -> str:
     # for absurd ages (a year-1 import) without changing any strength that matters.
     cap = math.floor(-600 / math.log(factor)) if 0 < factor < 1 else 1_000_000
     since = f"%(now)s::timestamptz - coalesce({prefix}last_reinforced_at, {prefix}observed_at)"
-    days = f"floor(extract(epoch FROM ({since})) / 86400.0)"
+    # date_part() gives float8 where extract() gives numeric: a third less time over a million rows.
+    days = f"floor(date_part('epoch', {since}) / 86400.0::float8)"
     effective = f"least({cap}, greatest(0, {days} - %(grace)s))"
     return f"({prefix}base_strength * power(%(factor)s::float8, {effective}))"
 
@@ -453,27 +492,32 @@ def _merge_apply(run: _Run, losers: list[tuple]) -> int:
 
 
 def _step_decay(run: _Run) -> tuple[dict, dict]:
-    """ONE UPDATE: strength recomputed from base_strength, so a second run the same day changes nothing."""
+    """ONE UPDATE: strength recomputed from base_strength, so a second run the same day changes nothing.
+
+    Every decayed row's strength is updated; the same statement writes a "decay" event only for
+    rows whose strength crossed a multiple of 1 / DECAY_CHECKPOINTS (a checkpoint every 0.05).
+    """
     params = {
         "factor": float(run.scoring["DECAY_FACTOR"]),
         "grace": float(run.scoring["GRACE_DAYS"]),
     }
-    moved = _move(
+    decayed, checkpoints = _move(
         run,
         where=f"m.status IN ('active', 'archived') AND NOT m.pinned AND m.strength <> {_decay_expr(run, 'm.')}",
         set_sql=f"strength = {_decay_expr(run, 'm.')}",
         event_type=EventType.DECAY,
         reason="decay since the last reinforcement",
         params=params,
+        history_if=f"floor(old_strength * {DECAY_CHECKPOINTS}) <> floor(strength * {DECAY_CHECKPOINTS})",
     )
-    return {"decayed": moved}, {}
+    return {"decayed": decayed, "checkpoints": checkpoints}, {}
 
 
 def _step_thresholds(run: _Run) -> tuple[dict, dict]:
     """Forget below FORGET_BELOW (never permanent), archive below ARCHIVE_BELOW, demote below DEMOTE_BELOW."""
     cfg = run.scoring
     wall = _wall()
-    forgotten = _move(
+    forgotten, _ = _move(
         run,
         where="m.status IN ('active', 'archived') AND NOT m.pinned AND m.retention <> 'permanent' "
         "AND m.strength < %(below)s",
@@ -482,7 +526,7 @@ def _step_thresholds(run: _Run) -> tuple[dict, dict]:
         reason=f"strength below {cfg['FORGET_BELOW']}",
         params={"below": float(cfg["FORGET_BELOW"]), "wall": wall},
     )
-    archived = _move(
+    archived, _ = _move(
         run,
         where="m.status = 'active' AND NOT m.pinned AND m.strength < %(below)s",
         set_sql="status = 'archived', updated_at = %(wall)s",
@@ -491,7 +535,7 @@ def _step_thresholds(run: _Run) -> tuple[dict, dict]:
         params={"below": float(cfg["ARCHIVE_BELOW"]), "wall": wall},
     )
     transient_days = scoring.RETENTION_DAYS[Retention.TRANSIENT]
-    demoted = _move(
+    demoted, _ = _move(
         run,
         where="m.status IN ('active', 'archived') AND NOT m.pinned "
         "AND m.retention NOT IN ('transient', 'permanent') AND m.strength < %(below)s",
@@ -510,7 +554,7 @@ def _step_thresholds(run: _Run) -> tuple[dict, dict]:
 
 def _step_expire(run: _Run) -> tuple[dict, dict]:
     """Todos and transient / short memories whose expires_at passed are forgotten."""
-    moved = _move(
+    moved, _ = _move(
         run,
         where="m.status IN ('active', 'archived') AND NOT m.pinned AND m.retention <> 'permanent' "
         "AND m.expires_at <= %(now)s AND (m.retention = ANY(%(retentions)s) OR m.category = 'todo')",
@@ -656,7 +700,7 @@ def _compress_apply(run: _Run, batch: list[dict], summaries: list[str]) -> tuple
                 """,
                 {"owner": run.owner.pk, "summaries": created_ids, "originals": [str(i) for i in still]},
             )
-        archived = _move(
+        archived, _ = _move(
             run,
             where="m.id = ANY(%(ids)s::uuid[]) AND m.status = 'active'",
             set_sql="status = 'archived', updated_at = %(wall)s",
@@ -1052,7 +1096,7 @@ def _step_cap(run: _Run) -> tuple[dict, dict]:
     counts = {"total": total, "cap": cap, "forgotten": 0}
     if not excess:
         return counts, {}
-    counts["forgotten"] = _move(
+    counts["forgotten"], _ = _move(
         run,
         where="m.id IN (SELECT id FROM memories_memory WHERE owner_id = %(owner)s "
         "AND status IN ('active', 'archived') AND NOT pinned AND retention <> 'permanent' "

@@ -8,6 +8,7 @@ from django.utils import timezone
 from dashboard import selectors
 from memories import scoring
 from memories.selectors.metrics import metrics_get
+from memories.services.lifecycle import lifecycle_run
 from memories.services.memories import memory_create, memory_update
 from tests.dashboard.scenes import scene
 from tests.factories import MemoryFactory
@@ -54,6 +55,28 @@ def test_strength_projection_follows_the_policy_from_the_last_reinforcement(alic
     pinned = memory_update(memory=memory, actor="t", pinned=True)
     flat = selectors.memory_strength_series(memory=pinned, events=[])
     assert {p["strength"] for p in flat["projection"]} == {round(pinned.strength, 5)}
+
+
+def test_past_strengths_show_each_history_row_before_and_after(alice):
+    # given a memory said 16 days ago, decayed by the lifecycle across 0.55 (0.6 × 0.99^9 ≈ 0.548)
+    now = timezone.now()
+    said = now - timedelta(days=16)
+    memory = memory_create(owner=alice, content="Plays chess", actor="t", importance=0.6, observed_at=said)
+    lifecycle_run(owner=alice, now=now)
+    memory.refresh_from_db()
+
+    # when its strength series is read
+    series = selectors.memory_strength_series(memory=memory, events=list(memory.events.order_by("created_at", "id")))
+
+    # then the decay checkpoint is drawn from where it started to where it ended, then now
+    assert [(p["event"], p["strength"]) for p in series["past"]] == [
+        ("add", 0.6),
+        ("decay (before)", 0.6),
+        ("decay", pytest.approx(0.6 * 0.99**9, abs=1e-12)),
+        ("now", round(0.6 * 0.99**9, 5)),
+    ]
+    decay = next(p for p in series["past"] if p["event"] == "decay")
+    assert next(p for p in series["past"] if p["event"] == "decay (before)")["t"] == decay["t"]
 
 
 def test_strength_distribution_counts_active_and_archived_only(alice):

@@ -20,7 +20,6 @@ export function init() {
           data: points(series.past),
           borderColor: "#2563eb",
           backgroundColor: "#2563eb",
-          stepped: "before",
           pointRadius: 3,
         },
         {

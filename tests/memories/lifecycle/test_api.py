@@ -20,7 +20,7 @@ def test_post_runs_the_lifecycle_and_returns_202(api, user, now):
     body = response.json()
     assert body["status"] == "completed"
     assert body["trigger"] == "api"
-    assert body["counts"]["decay"] == {"decayed": 1}
+    assert body["counts"]["decay"] == {"decayed": 1, "checkpoints": 1}
     assert {"id", "steps", "error", "started_at", "finished_at", "duration_ms"} <= set(body)
 
 

@@ -49,7 +49,7 @@ def test_two_concurrent_runs_for_one_owner_do_the_work_once(monkeypatch, now):
     assert results["second"].error == lifecycle.LOCK_BUSY_ERROR
     assert results["second"].steps == []
     assert results["first"].status == "completed"
-    assert results["first"].counts["decay"] == {"decayed": 3}
+    assert results["first"].counts["decay"] == {"decayed": 3, "checkpoints": 3}
     # and every memory decayed exactly once
     for memory in memories:
         memory.refresh_from_db()
@@ -80,7 +80,7 @@ def test_the_lock_is_released_after_a_run(now):
 
     # then it gets the lock and completes (finding nothing left to decay)
     assert result["run"].status == "completed"
-    assert result["run"].counts["decay"] == {"decayed": 0}
+    assert result["run"].counts["decay"] == {"decayed": 0, "checkpoints": 0}
 
 
 @pytest.mark.django_db(transaction=True)

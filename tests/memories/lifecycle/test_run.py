@@ -26,13 +26,13 @@ def test_a_run_records_every_step_and_publishes_progress(user, now, monkeypatch)
     assert [s["name"] for s in run.steps] == STEP_NAMES
     assert all(s["status"] == "done" for s in run.steps)
     assert set(run.counts) == set(STEP_NAMES)
-    assert run.counts["decay"] == {"decayed": 1}
+    assert run.counts["decay"] == {"decayed": 1, "checkpoints": 1}
     assert run.finished_at is not None and run.duration_ms is not None
     # and one lifecycle.progress per step, then lifecycle.completed, all for this owner
     assert [e["type"] for e in published] == ["lifecycle.progress"] * 9 + ["lifecycle.completed"]
     assert {e["owner_id"] for e in published} == {user.pk}
     assert [e["data"]["step"] for e in published[:-1]] == STEP_NAMES
-    assert published[2]["data"]["counts"] == {"decayed": 1}
+    assert published[2]["data"]["counts"] == {"decayed": 1, "checkpoints": 1}
     assert published[-1]["data"] == {
         "run_id": run.pk,
         "status": "completed",

@@ -5,6 +5,7 @@ from datetime import timedelta
 import pytest
 
 from memories.models import MemoryEvent
+from memories.services import lifecycle
 from memories.services.lifecycle import ACTOR, lifecycle_run
 from tests.memories.lifecycle.conftest import memory_at
 
@@ -26,7 +27,7 @@ def test_no_decay_within_the_seven_day_grace_period(user, now):
     assert run.status == "completed"
     assert _reload(fresh).strength == 0.6
     assert _reload(week).strength == 0.6
-    assert run.counts["decay"] == {"decayed": 0}
+    assert run.counts["decay"] == {"decayed": 0, "checkpoints": 0}
     assert not MemoryEvent.objects.filter(event_type="decay").exists()
 
 
@@ -41,7 +42,7 @@ def test_seventeen_days_decays_by_0_99_to_the_tenth(user, now):
     assert _reload(memory).strength == pytest.approx(0.6 * 0.99**10, abs=1e-12)
     assert memory.base_strength == 0.6
     assert memory.status == "active"
-    assert run.counts["decay"] == {"decayed": 1}
+    assert run.counts["decay"] == {"decayed": 1, "checkpoints": 1}
     event = MemoryEvent.objects.get(memory=memory, event_type="decay")
     assert event.actor == ACTOR
     assert event.before["strength"] == 0.6
@@ -84,9 +85,97 @@ def test_running_twice_the_same_day_gives_identical_strengths(user, now):
     # then the second run changes nothing and writes no new decay history
     assert after_first == after_second
     assert after_first == pytest.approx([0.9, 0.9 * 0.99**10, 0.9 * 0.99**33, 0.9 * 0.99**83], abs=1e-12)
-    assert first.counts["decay"] == {"decayed": 3}
-    assert second.counts["decay"] == {"decayed": 0}
+    assert first.counts["decay"] == {"decayed": 3, "checkpoints": 3}
+    assert second.counts["decay"] == {"decayed": 0, "checkpoints": 0}
     assert MemoryEvent.objects.filter(event_type="decay").count() == 3
+
+
+def test_decay_writes_history_only_when_strength_crosses_a_multiple_of_0_05(user, now):
+    # given a memory of base 0.52 six days past its grace period: 0.52 × 0.99^6 ≈ 0.4896, below 0.50
+    crossing = memory_at(user, now=now, days=13, strength=0.52)
+    # and one of base 0.58 one day past it: 0.58 × 0.99 = 0.5742, still above 0.55
+    within = memory_at(user, now=now, days=8, strength=0.58)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then both strengths are updated
+    assert _reload(crossing).strength == pytest.approx(0.52 * 0.99**6, abs=1e-12)
+    assert _reload(within).strength == pytest.approx(0.58 * 0.99, abs=1e-12)
+    assert run.counts["decay"] == {"decayed": 2, "checkpoints": 1}
+    # and only the one that crossed 0.50 got a decay event, with its strength before and after
+    event = MemoryEvent.objects.get(event_type="decay")
+    assert event.memory_id == crossing.pk
+    assert event.actor == ACTOR
+    assert event.before["strength"] == 0.52
+    assert event.after["strength"] == pytest.approx(0.52 * 0.99**6, abs=1e-12)
+    assert event.before["status"] == event.after["status"] == "active"
+    assert not MemoryEvent.objects.filter(memory=within).exists()
+
+    # when it runs again the same day
+    again = lifecycle_run(owner=user, now=now)
+
+    # then nothing changes and no history is added
+    assert again.counts["decay"] == {"decayed": 0, "checkpoints": 0}
+    assert _reload(crossing).strength == pytest.approx(0.52 * 0.99**6, abs=1e-12)
+    assert _reload(within).strength == pytest.approx(0.58 * 0.99, abs=1e-12)
+    assert MemoryEvent.objects.filter(event_type="decay").count() == 1
+
+
+def test_nightly_decay_leaves_a_checkpoint_every_0_05(user, now):
+    # given a memory of base 0.58 at the end of its grace period
+    memory = memory_at(user, now=now, days=7, strength=0.58)
+
+    # when the lifecycle runs on each of the next 20 nights
+    runs = [lifecycle_run(owner=user, now=now + timedelta(days=n)) for n in range(1, 21)]
+
+    # then every night decayed it, and history was written on the nights it crossed 0.55 and 0.50:
+    # 0.58 × 0.99^5 ≈ 0.5516 → 0.58 × 0.99^6 ≈ 0.5461, and 0.58 × 0.99^14 ≈ 0.5036 → 0.99^15 ≈ 0.4986
+    assert [r.counts["decay"]["decayed"] for r in runs] == [1] * 20
+    assert [n for n, r in enumerate(runs, start=1) if r.counts["decay"]["checkpoints"]] == [6, 15]
+    events = list(MemoryEvent.objects.filter(memory=memory, event_type="decay").order_by("created_at", "id"))
+    assert [(e.before["strength"], e.after["strength"]) for e in events] == [
+        pytest.approx((0.58 * 0.99**5, 0.58 * 0.99**6), abs=1e-12),
+        pytest.approx((0.58 * 0.99**14, 0.58 * 0.99**15), abs=1e-12),
+    ]
+    assert _reload(memory).strength == pytest.approx(0.58 * 0.99**20, abs=1e-12)
+
+
+def test_one_checkpoint_however_many_lines_a_night_crosses(user, now):
+    # given a memory of base 0.9 unprocessed for 90 days: 0.9 × 0.99^83 ≈ 0.391
+    memory = memory_at(user, now=now, days=90, strength=0.9)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then one decay event spans the whole drop
+    assert run.counts["decay"] == {"decayed": 1, "checkpoints": 1}
+    event = MemoryEvent.objects.get(memory=memory, event_type="decay")
+    assert (event.before["strength"], event.after["strength"]) == pytest.approx((0.9, 0.9 * 0.99**83), abs=1e-12)
+
+
+def test_servers_before_postgresql_18_give_the_same_moves_and_history(user, now, monkeypatch):
+    # given a server without RETURNING old.* (the self-join fallback)
+    monkeypatch.setattr(lifecycle, "_returning_old", lambda: False)
+    # and memories that decay across 0.50, within 0.55–0.60, and below the archive threshold
+    crossing = memory_at(user, now=now, days=13, strength=0.52)
+    within = memory_at(user, now=now, days=8, strength=0.58)
+    archived = memory_at(user, now=now, days=30, strength=0.25)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then the strengths, counts and history are those of the PostgreSQL 18 statement
+    assert _reload(crossing).strength == pytest.approx(0.52 * 0.99**6, abs=1e-12)
+    assert _reload(within).strength == pytest.approx(0.58 * 0.99, abs=1e-12)
+    assert run.counts["decay"] == {"decayed": 3, "checkpoints": 2}
+    assert run.counts["thresholds"] == {"forgotten": 0, "archived": 1, "demoted": 1}
+    decay = MemoryEvent.objects.get(memory=crossing, event_type="decay")
+    assert (decay.before["strength"], decay.after["strength"]) == pytest.approx((0.52, 0.52 * 0.99**6), abs=1e-12)
+    assert not MemoryEvent.objects.filter(memory=within).exists()
+    archive = MemoryEvent.objects.get(memory=archived, event_type="archive")
+    assert (archive.before["status"], archive.after["status"]) == ("active", "archived")
+    assert archive.before["strength"] == archive.after["strength"] == pytest.approx(0.25 * 0.99**23, abs=1e-12)
 
 
 def test_nightly_runs_do_not_compound(user, now):
