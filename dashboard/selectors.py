@@ -23,7 +23,6 @@ from memories.models import (
     Category,
     Entity,
     EventType,
-    LifecycleRun,
     Memory,
     MemoryEntity,
     MemoryEvent,
@@ -31,10 +30,8 @@ from memories.models import (
     Source,
     Status,
 )
+from memories.selectors.metrics import metrics_get
 from memories.selectors.retrieval import SEARCHABLE_STATUSES, memory_search
-from memories.services import embeddings
-from memories.services.metrics import metric_percentiles
-from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 
 # Each order walks an index on (owner_id, column[, id]) (dashboard/migrations/0001_browse_indexes.py).
 SORTS = {
@@ -286,67 +283,9 @@ def memory_agents(*, owner) -> list[str]:
 # --- overview -------------------------------------------------------------------------------------
 
 
-def _memory_stats(owner) -> dict:
-    """metrics_get's memory section from one index-only pass (memory_dash_stats) instead of three
-    scans of the owner's rows, which at 100,000 memories read the whole table three times."""
-    table = Memory._meta.db_table
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"""SELECT status, category, count(*), sum(importance), sum(strength)
-                FROM "{table}" WHERE owner_id = %s GROUP BY status, category""",
-            [owner.pk],
-        )
-        rows = cursor.fetchall()
-    by_status: dict[str, int] = {}
-    by_category: dict[str, int] = {}
-    active = importance = strength = 0
-    for status, category, n, sum_importance, sum_strength in rows:
-        by_status[status] = by_status.get(status, 0) + n
-        if status != Status.FORGOTTEN:
-            by_category[category] = by_category.get(category, 0) + n
-        if status == Status.ACTIVE:
-            active += n
-            importance += sum_importance or 0.0
-            strength += sum_strength or 0.0
-    return {
-        "total": sum(by_status.values()),
-        "by_status": by_status,
-        "by_category": by_category,
-        "avg_importance": round(importance / active, 4) if active else 0.0,
-        "avg_strength": round(strength / active, 4) if active else 0.0,
-    }
-
-
 def overview_metrics(*, owner) -> dict:
-    """The shape of memories.selectors.metrics.metrics_get, with its memory section computed by
-    _memory_stats; the other sections are small tables and in-process counters, read the same way."""
-    jobs = dict(ExtractionJob.objects.filter(owner=owner).values_list("status").annotate(n=Count("*")).order_by())
-    last_run = LifecycleRun.objects.filter(owner=owner).order_by("-started_at").first()
-    hits, misses = embeddings.stats["hits"], embeddings.stats["misses"]
-    sessions = dict(ChatSession.objects.filter(owner=owner).values_list("status").annotate(n=Count("*")).order_by())
-    return {
-        "memories": _memory_stats(owner),
-        "sessions": {"total": sum(sessions.values()), "open": sessions.get(ChatSession.SessionStatus.OPEN, 0)},
-        "turns": ConversationTurn.objects.filter(owner=owner).count(),
-        "extraction_queue": {k: jobs.get(k, 0) for k in ("pending", "running", "failed", "done")},
-        "last_lifecycle_run": (
-            {
-                "id": last_run.pk,
-                "status": last_run.status,
-                "started_at": last_run.started_at,
-                "duration_ms": last_run.duration_ms,
-                "counts": last_run.counts,
-            }
-            if last_run
-            else None
-        ),
-        "retrieval_latency_ms": metric_percentiles(name="search_ms"),
-        "embedding_cache": {
-            "hits": hits,
-            "misses": misses,
-            "hit_rate": round(hits / (hits + misses), 4) if hits + misses else None,
-        },
-    }
+    """The overview's figures are the API's (GET /api/v1/metrics/)."""
+    return metrics_get(owner=owner)
 
 
 ACTIVITY_KINDS = {

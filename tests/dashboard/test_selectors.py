@@ -7,7 +7,7 @@ from django.utils import timezone
 
 from dashboard import selectors
 from memories import scoring
-from memories.selectors.metrics import metrics_get
+from memories.selectors.metrics import _memory_stats
 from memories.services.lifecycle import lifecycle_run
 from memories.services.memories import memory_create, memory_update
 from tests.dashboard.scenes import scene
@@ -16,14 +16,29 @@ from tests.factories import MemoryFactory
 pytestmark = pytest.mark.django_db
 
 
-def test_overview_metrics_match_the_apis_metrics(alice, bob):
-    scene(alice)
+def test_memory_metrics_count_each_status_and_category_in_one_pass(alice, bob, django_assert_num_queries):
+    # given memories of every status (and one of another owner)
+    MemoryFactory(owner=alice, status="active", category="fact", importance=0.8, strength=0.6)
+    MemoryFactory(owner=alice, status="active", category="rule", importance=0.4, strength=1.0)
     MemoryFactory(owner=alice, status="archived", category="todo", importance=0.3)
     MemoryFactory(owner=alice, status="forgotten", category="rule")
     MemoryFactory(owner=alice, status="pending_review", category="fact", strength=0.9)
     MemoryFactory(owner=bob, status="active")
-    assert selectors.overview_metrics(owner=alice) == metrics_get(owner=alice)
-    assert selectors.overview_metrics(owner=bob)["memories"] == metrics_get(owner=bob)["memories"]
+
+    # when the overview reads its figures (the API's metrics)
+    with django_assert_num_queries(1):
+        memories = _memory_stats(alice)
+    overview = selectors.overview_metrics(owner=alice)
+
+    # then each figure is exact, from one statement, and the overview shows the same
+    assert memories == {
+        "total": 5,
+        "by_status": {"active": 2, "archived": 1, "forgotten": 1, "pending_review": 1},
+        "by_category": {"fact": 2, "rule": 1, "todo": 1},
+        "avg_importance": 0.6,
+        "avg_strength": 0.8,
+    }
+    assert overview["memories"] == memories
 
 
 def test_decay_curves_are_the_scoring_functions(settings):
