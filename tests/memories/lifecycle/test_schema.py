@@ -43,16 +43,23 @@ def test_decay_of_a_memory_is_a_hot_update(user):
         MemoryFactory(owner=user, content=f"fact {n}", strength=0.6, observed_at=old)
     run = lifecycle._Run(owner=user, run=LifecycleRun.objects.create(owner=user, trigger="test"),
                          now=timezone.now(), export_dir=None)  # fmt: skip
+    before = _update_counters()
 
     # when the decay step runs
     counts, _ = lifecycle._step_decay(run)
 
     # then every decayed row was updated without a new index entry
+    updated, hot = (after - was for after, was in zip(_update_counters(), before))
+    assert counts["decayed"] == 5
+    assert (updated, hot) == (5, 5)
+
+
+def _update_counters() -> tuple[int, int]:
+    """Row updates and HOT updates of the memory table by this backend not yet flushed to the
+    statistics, which can include earlier transactions: compare two readings in one transaction."""
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_stat_get_xact_tuples_updated('memories_memory'::regclass), "
             "pg_stat_get_xact_tuples_hot_updated('memories_memory'::regclass)"
         )
-        updated, hot = cursor.fetchone()
-    assert counts["decayed"] == 5
-    assert (updated, hot) == (5, 5)
+        return cursor.fetchone()
