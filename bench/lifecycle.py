@@ -188,6 +188,12 @@ def step_rows(run, only=None) -> list[tuple[str, str, str]]:
     return out
 
 
+def show(rows: list[tuple[str, str, str]]) -> None:
+    """Print rows as they are measured, so a run stopped part-way still leaves its figures."""
+    for what, took, counts in rows:
+        print(f"{what:<56}  {took:>10}  {counts}", flush=True)
+
+
 def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> list[tuple[str, str, str]]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -217,7 +223,7 @@ def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> 
             f"decayed={counts['decayed']:,} checkpoints={counts['checkpoints']:,}",
         )
     )
-    print(rows[-1], flush=True)
+    show(rows[-1:])
     if decay_only:
         return rows
 
@@ -229,13 +235,13 @@ def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> 
         total = time.perf_counter() - started
     rows.append((f"full lifecycle_run (cap {count + 1:,}), status {run.status}", fmt(total), run.error[:60]))
     rows += step_rows(run)
-    print(rows[-len(run.steps) - 1], flush=True)
+    show(rows[-len(run.steps) - 1 :])
 
     started = time.perf_counter()
     run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=2))
     rows.append((f"next night's run (cap {count + 1:,}), status {run.status}", fmt(time.perf_counter() - started), ""))
     rows += step_rows(run)
-    print(rows[-len(run.steps) - 1], flush=True)
+    show(rows[-len(run.steps) - 1 :])
 
     settings.MEMORY_OWNER_CAP = original_cap
     started = time.perf_counter()
@@ -243,7 +249,7 @@ def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> 
     total = time.perf_counter() - started
     rows.append((f"run with the cap of {original_cap:,} enforced, status {run.status}", fmt(total), ""))
     rows += step_rows(run, only=("decay", "thresholds", "cap"))
-    print(rows[-4], flush=True)
+    show(rows[-4:])
     return rows
 
 
