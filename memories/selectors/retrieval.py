@@ -23,7 +23,7 @@ from memories.selectors.temporal import is_when_question, mentions_time, query_t
 from memories.services.access import memory_access_record
 from memories.services.embeddings import embedding_get
 from memories.services.metrics import metric_observe
-from memories.services.search_stats import search_stats_request
+from memories.services.search_stats import corpus_size, search_stats_request
 from memories.text import cjk_ngrams
 
 SCOPES = ("memories", "turns", "all")
@@ -124,10 +124,8 @@ def _corpus_count(cursor, *, kind: str, owner_id: int) -> tuple[int, float]:
     now = time.monotonic()
     if cached and now - cached[0] < _STATS_TTL_SECONDS:
         return cached[1], cached[2]
-    table = "memories_memory" if kind == "memory" else "chat_sessions_conversationturn"
-    cursor.execute(f"SELECT count(*), avg(length(search_vector)) FROM {table} WHERE owner_id = %s", [owner_id])
-    count, avg_len = cursor.fetchone()
-    stats = (now, max(1, int(count or 0)), float(avg_len or 1.0) or 1.0)
+    count, avg_len = corpus_size(cursor, corpus=kind, owner_id=owner_id)
+    stats = (now, max(1, count), avg_len or 1.0)
     _stats_cache[key] = stats
     return stats[1], stats[2]
 

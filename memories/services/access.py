@@ -1,15 +1,10 @@
-"""Access statistics, updated off the query path: a Celery task with a broker, else a thread."""
+"""Access statistics, updated off the query path (memory_project.background)."""
 
-from concurrent.futures import ThreadPoolExecutor
-
-from django.conf import settings
-from django.db import connection
 from django.db.models import F
 from django.utils import timezone
 
 from memories.models import Memory
-
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memory-access")
+from memory_project.background import background_send
 
 
 def memory_access_apply(*, memory_ids: list[str]) -> int:
@@ -18,18 +13,7 @@ def memory_access_apply(*, memory_ids: list[str]) -> int:
     )
 
 
-def _in_thread(memory_ids: list[str]) -> None:
-    try:
-        memory_access_apply(memory_ids=memory_ids)
-    finally:
-        # A worker thread's connection would otherwise outlive its use (and block test teardown).
-        connection.close()
-
-
 def memory_access_record(*, memory_ids: list[str]) -> None:
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        _executor.submit(_in_thread, list(memory_ids))
-    else:
-        from memories.tasks import memory_access_task
+    from memories.tasks import memory_access_task
 
-        memory_access_task.delay([str(i) for i in memory_ids])
+    background_send(memory_access_task, [str(i) for i in memory_ids])

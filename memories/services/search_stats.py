@@ -6,9 +6,7 @@ MEMORY_RETRIEVAL["STATS_MAX_AGE_SECONDS"]; BM25 only needs approximate collectio
 so a search meanwhile uses the previous figures.
 """
 
-import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from django.conf import settings
@@ -16,14 +14,23 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memories.models import SearchCorpus, SearchStats
-
-logger = logging.getLogger(__name__)
+from memory_project.background import background_send
 
 TABLES = {SearchCorpus.MEMORY: "memories_memory", SearchCorpus.TURN: "chat_sessions_conversationturn"}
 
-_executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-stats")
 # Per process: when a refresh was last asked for, so a burst of searches asks once.
 _requested: dict[tuple[int, str], float] = {}
+
+
+def corpus_size(cursor, *, corpus: str, owner_id: int) -> tuple[int, float]:
+    """(documents, average tsvector length) of the owner's memories or turns, counted now."""
+    cursor.execute(
+        f"SELECT count(*), coalesce(avg(length(search_vector)), 0) FROM {TABLES[SearchCorpus(corpus)]} "
+        "WHERE owner_id = %s",
+        [owner_id],
+    )
+    documents, average_length = cursor.fetchone()
+    return documents, float(average_length)
 
 
 def search_stats_refresh(*, owner_id: int, corpus: str, max_age_seconds: float | None = None) -> bool:
@@ -42,10 +49,7 @@ def search_stats_refresh(*, owner_id: int, corpus: str, max_age_seconds: float |
             fresh_since = timezone.now() - timedelta(seconds=max_age_seconds)
             if SearchStats.objects.filter(owner_id=owner_id, corpus=corpus, refreshed_at__gt=fresh_since).exists():
                 return False
-        cursor.execute(
-            f"SELECT count(*), coalesce(avg(length(search_vector)), 0) FROM {table} WHERE owner_id = %s", [owner_id]
-        )
-        documents, average_length = cursor.fetchone()
+        documents, average_length = corpus_size(cursor, corpus=corpus, owner_id=owner_id)
         cursor.execute("DELETE FROM memories_lexemefrequency WHERE owner_id = %s AND corpus = %s", [owner_id, corpus])
         # ts_stat takes its document query as text; owner_id is an int, so the literal is safe.
         cursor.execute(
@@ -58,33 +62,21 @@ def search_stats_refresh(*, owner_id: int, corpus: str, max_age_seconds: float |
             corpus=corpus,
             defaults={
                 "documents": documents,
-                "average_length": float(average_length),
+                "average_length": average_length,
                 "refreshed_at": timezone.now(),
             },
         )
     return True
 
 
-def _in_thread(owner_id: int, corpus: str, max_age_seconds: float) -> None:
-    try:
-        search_stats_refresh(owner_id=owner_id, corpus=corpus, max_age_seconds=max_age_seconds)
-    except Exception:
-        logger.exception("search statistics refresh failed for owner %s (%s)", owner_id, corpus)
-    finally:
-        connection.close()
-
-
 def search_stats_request(*, owner_id: int, corpus: str) -> None:
-    """Ask for a refresh off the query path: a Celery task with a broker, else a thread."""
+    """Ask for a refresh off the query path, at most once per STATS_MAX_AGE_SECONDS per process."""
+    from memories.tasks import search_stats_refresh_task
+
     max_age = settings.MEMORY_RETRIEVAL["STATS_MAX_AGE_SECONDS"]
     key = (int(owner_id), str(corpus))
     now = time.monotonic()
     if now - _requested.get(key, -max_age) < max_age:
         return
     _requested[key] = now
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        _executor.submit(_in_thread, int(owner_id), str(corpus), max_age)
-    else:
-        from memories.tasks import search_stats_refresh_task
-
-        transaction.on_commit(lambda: search_stats_refresh_task.delay(int(owner_id), str(corpus), max_age))
+    background_send(search_stats_refresh_task, int(owner_id), str(corpus), max_age)

@@ -8,6 +8,7 @@ from django.utils import timezone
 from memories.models import LexemeFrequency, SearchCorpus, SearchStats
 from memories.services import search_stats
 from memories.services.search_stats import search_stats_refresh
+from memory_project.background import background_drain
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory
 
 
@@ -16,7 +17,7 @@ def fresh_requests():
     """Refresh requests are throttled per process; each test starts with none made."""
     search_stats._requested.clear()
     yield
-    search_stats._executor.submit(lambda: None).result(timeout=30)
+    background_drain()
     search_stats._requested.clear()
 
 
@@ -129,7 +130,7 @@ def test_search_without_statistics_on_a_large_collection_asks_for_them(api, user
 
     # then the search is answered (counting the words itself) and the statistics arrive off its path
     assert len(results) == 3
-    search_stats._executor.submit(lambda: None).result(timeout=30)
+    background_drain()
     assert SearchStats.objects.get(owner=user, corpus=SearchCorpus.MEMORY).documents == 3
     assert _frequencies(user) == {"kiwi": 2, "smoothi": 1, "tart": 1, "mango": 1, "lassi": 1}
 
@@ -142,7 +143,7 @@ def test_search_over_a_small_collection_asks_for_nothing(api, user):
 
     # when the user searches
     _search(api, "plum")
-    search_stats._executor.submit(lambda: None).result(timeout=30)
+    background_drain()
 
     # then no statistics are stored (counting is cheap at this size)
     assert not SearchStats.objects.filter(owner=user).exists()
@@ -163,7 +164,7 @@ def test_stale_statistics_are_used_and_refreshed(api, user, settings):
     _search(api, "pear cider")
 
     # then a refresh ran off the query path and counted the new memory
-    search_stats._executor.submit(lambda: None).result(timeout=30)
+    background_drain()
     stats = SearchStats.objects.get(owner=user, corpus=SearchCorpus.MEMORY)
     assert stats.documents == 3
     assert timezone.now() - stats.refreshed_at < timedelta(minutes=1)
