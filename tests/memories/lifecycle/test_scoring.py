@@ -172,3 +172,125 @@ def test_servers_before_postgresql_18_give_the_same_threshold_moves(user, now, m
     archive = MemoryEvent.objects.get(memory=archived, event_type="archive")
     assert (archive.before["status"], archive.after["status"]) == ("active", "archived")
     assert archive.before["strength"] == archive.after["strength"] == pytest.approx(0.25 * 0.99**23, abs=1e-12)
+
+
+def test_nightly_runs_do_not_compound(user, now):
+    # given a memory reinforced 17 days ago, decayed by a run one day earlier
+    memory = memory_at(user, now=now, days=17, strength=0.6)
+    lifecycle_run(owner=user, now=now - timedelta(days=1))
+
+    # when the next night runs
+    lifecycle_run(owner=user, now=now)
+
+    # then the strength is the one-shot value for 17 days, not 0.6 × 0.99^9 × 0.99^10
+    assert _reload(memory).strength == pytest.approx(0.6 * 0.99**10, abs=1e-12)
+
+
+def test_below_0_2_is_archived(user, now):
+    # given strength 0.25 reinforced 30 days ago: 0.25 × 0.99^23 ≈ 0.198
+    memory = memory_at(user, now=now, days=30, strength=0.25)
+    # and one that stays just above: 0.3 × 0.99^23 ≈ 0.238
+    kept = memory_at(user, now=now, days=30, strength=0.3)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then the first is archived (with history), the second stays active
+    assert _reload(memory).strength == pytest.approx(0.25 * 0.99**23, abs=1e-12)
+    assert memory.status == "archived"
+    assert _reload(kept).status == "active"
+    assert run.counts["thresholds"]["archived"] == 1
+    event = MemoryEvent.objects.get(memory=memory, event_type="archive")
+    assert event.actor == ACTOR
+    assert (event.before["status"], event.after["status"]) == ("active", "archived")
+    assert event.after["strength"] == pytest.approx(0.25 * 0.99**23, abs=1e-12)
+
+
+def test_below_0_05_is_forgotten(user, now):
+    # given strength 0.06 reinforced 40 days ago: 0.06 × 0.99^33 ≈ 0.0431
+    memory = memory_at(user, now=now, days=40, strength=0.06)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then it is forgotten (the row and its history stay)
+    assert _reload(memory).status == "forgotten"
+    assert memory.strength == pytest.approx(0.06 * 0.99**33, abs=1e-12)
+    assert run.counts["thresholds"]["forgotten"] == 1
+    event = MemoryEvent.objects.get(memory=memory, event_type="forget")
+    assert (event.before["status"], event.after["status"]) == ("active", "forgotten")
+    assert event.reason == "strength below 0.05"
+
+
+def test_permanent_memories_are_archived_but_never_forgotten(user, now):
+    # given a permanent memory that decays far below the forget threshold
+    memory = memory_at(user, now=now, days=400, strength=0.5, retention="permanent")
+
+    # when the lifecycle runs (twice, a year apart)
+    lifecycle_run(owner=user, now=now)
+    lifecycle_run(owner=user, now=now + timedelta(days=365))
+
+    # then it is archived, keeps its permanent retention, and is never forgotten
+    assert _reload(memory).status == "archived"
+    assert memory.retention == "permanent"
+    assert memory.strength == pytest.approx(0.5 * 0.99 ** (400 + 365 - 7), abs=1e-12)
+    assert not MemoryEvent.objects.filter(memory=memory, event_type__in=["forget", "demote", "expire"]).exists()
+
+
+def test_below_0_3_is_demoted_to_transient(user, now):
+    # given strength 0.35 reinforced 30 days ago: 0.35 × 0.99^23 ≈ 0.277
+    memory = memory_at(user, now=now, days=30, strength=0.35)
+    # and one above the line: 0.4 × 0.99^23 ≈ 0.318
+    kept = memory_at(user, now=now, days=30, strength=0.4)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then the first becomes transient, expiring a day later, still active; the second is untouched
+    assert _reload(memory).retention == "transient"
+    assert memory.expires_at == now + timedelta(days=1)
+    assert memory.status == "active"
+    assert _reload(kept).retention == "long"
+    assert run.counts["thresholds"] == {"forgotten": 0, "archived": 0, "demoted": 1}
+    event = MemoryEvent.objects.get(memory=memory, event_type="demote")
+    assert (event.before["retention"], event.after["retention"]) == ("long", "transient")
+    assert event.after["strength"] == pytest.approx(0.35 * 0.99**23, abs=1e-12)
+
+
+def test_a_demoted_memory_expires_the_next_night_unless_reinforced(user, now):
+    # given a memory demoted tonight
+    memory = memory_at(user, now=now, days=30, strength=0.35)
+    lifecycle_run(owner=user, now=now)
+
+    # when the lifecycle runs two days later
+    run = lifecycle_run(owner=user, now=now + timedelta(days=2))
+
+    # then it has expired and is forgotten
+    assert _reload(memory).status == "forgotten"
+    assert run.counts["expire"] == {"expired": 1}
+    assert MemoryEvent.objects.get(memory=memory, event_type="expire").reason == "expired"
+
+
+def test_pinned_memories_are_left_alone(user, now):
+    # given a pinned memory that would otherwise decay below every threshold
+    memory = memory_at(user, now=now, days=500, strength=0.5, pinned=True)
+
+    # when the lifecycle runs
+    lifecycle_run(owner=user, now=now)
+
+    # then nothing about it changed
+    assert _reload(memory).strength == 0.5
+    assert (memory.status, memory.retention, memory.pinned) == ("active", "long", True)
+    assert not MemoryEvent.objects.filter(memory=memory).exists()
+
+
+def test_other_owners_are_not_touched(user, other_user, now):
+    # given an old memory of another owner
+    theirs = memory_at(other_user, now=now, days=200, strength=0.6)
+
+    # when alice's lifecycle runs
+    lifecycle_run(owner=user, now=now)
+
+    # then bob's memory is as it was
+    assert _reload(theirs).strength == 0.6
+    assert theirs.status == "active"
