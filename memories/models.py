@@ -1,7 +1,6 @@
 import uuid
 
 from django.conf import settings
-from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
 from pgvector.django import HnswIndex, VectorField
@@ -114,7 +113,6 @@ class Memory(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
-            GinIndex(name="memory_search_gin", fields=["search_vector"]),
             # No index may contain `strength`: the nightly decay rewrites it on every memory, and an
             # update that changes no indexed column is a HOT update (no new entry in any index,
             # the HNSW one included). Migration 0004 also leaves room on each page for that.
@@ -373,3 +371,34 @@ class LexemeFrequency(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "corpus", "lexeme"], name="lexemefrequency_unique")]
+
+
+class SearchPosting(models.Model):
+    """One lexeme of one searchable memory or turn: the inverted index BM25 reads, kept by triggers.
+
+    Database triggers (migration 0005) write a row per lexeme when a memory or turn is stored, and
+    rewrite them when its text changes or a memory enters or leaves the searchable statuses
+    (active, archived); nothing in Python writes here. Search scores BM25 from an index-only scan
+    of these rows instead of reading every matching memory's tsvector from the heap.
+    """
+
+    pk = models.CompositePrimaryKey("corpus", "document_id", "lexeme")
+    corpus = models.CharField(max_length=10, choices=SearchCorpus.choices)
+    document_id = models.UUIDField()
+    lexeme = models.TextField()
+    # The triggers keep these rows; deleting an owner deletes their memories and turns, which
+    # deletes these through the same triggers.
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
+    frequency = models.PositiveSmallIntegerField()
+    document_length = models.PositiveIntegerField()
+
+    class Meta:
+        indexes = [
+            models.Index(
+                name="posting_owner_lexeme",
+                fields=["owner", "corpus", "lexeme"],
+                include=["document_id", "frequency", "document_length"],
+            )
+        ]

@@ -74,9 +74,10 @@ def default_retention(category: str) -> str:
     return DEFAULT_RETENTION.get(category, "permanent")
 
 
-def recency(age_days: float) -> float:
+def recency(age_days: float, *, half_life: float | None = None) -> float:
     """Exponential recency with the configured half-life, 1.0 for something said just now."""
-    half_life = settings.MEMORY_RETRIEVAL["RECENCY_HALF_LIFE_DAYS"]
+    if half_life is None:
+        half_life = settings.MEMORY_RETRIEVAL["RECENCY_HALF_LIFE_DAYS"]
     return 0.5 ** (max(0.0, age_days) / half_life)
 
 

@@ -234,6 +234,16 @@ MEMORY_RETRIEVAL = {
     # first, and words so common they would exceed it are left out (their IDF is near zero).
     "LEXICAL_MATCH_BUDGET": env_int("RETRIEVAL_LEXICAL_MATCH_BUDGET", 3000, minimum=100),
     "HNSW_EF_SEARCH": env_int("RETRIEVAL_HNSW_EF_SEARCH", 100, minimum=10),
+    # Owners with at most this many memories (or turns) get exact nearest neighbours instead of the
+    # HNSW index's approximate ones: a few thousand distances cost about a millisecond.
+    "EXACT_VECTOR_MAX": env_int("RETRIEVAL_EXACT_VECTOR_MAX", 5000, minimum=0),
+    # Search's statements are prepared once per connection and reused (planning them cost about a
+    # millisecond a search). Turn off behind a pooler that cannot keep prepared statements
+    # (PgBouncer before 1.21, or without max_prepared_statements, in transaction mode).
+    "PREPARED_STATEMENTS": env_bool("RETRIEVAL_PREPARED_STATEMENTS", True),
+    # Threads per process that run a search's BM25 statement on their own connection while the
+    # search runs its vector statement (0: one connection, one statement after the other).
+    "PARALLEL_WORKERS": env_int("RETRIEVAL_PARALLEL_WORKERS", 2, minimum=0, maximum=64),
     # BM25 collection statistics (documents, lexeme frequencies) per owner are recounted off the
     # query path when older than this.
     "STATS_MAX_AGE_SECONDS": env_float("RETRIEVAL_STATS_MAX_AGE_SECONDS", 600, minimum=1),

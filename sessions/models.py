@@ -1,7 +1,6 @@
 import uuid
 
 from django.conf import settings
-from django.contrib.postgres.indexes import GinIndex
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
@@ -95,7 +94,6 @@ class ConversationTurn(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
-            GinIndex(name="turn_search_gin", fields=["search_vector"]),
             models.Index(name="turn_owner_created", fields=["owner", "-created_at"]),
         ]
         constraints = [

@@ -1,8 +1,18 @@
 import pytest
 from rest_framework.test import APIClient
 
+from memories.selectors.retrieval import search_workers_close
 from memories.services.embeddings import embedding_cache_clear_local
 from tests.factories import UserFactory, api_key_for
+
+
+@pytest.fixture(scope="session", autouse=True)
+def search_worker_connections(django_db_setup, django_db_blocker):
+    """Searches outside a transaction (transactional tests, live servers) leave connections open in
+    the BM25 threads; they are closed before the test database is dropped."""
+    yield
+    with django_db_blocker.unblock():
+        search_workers_close()
 
 
 @pytest.fixture(autouse=True)

@@ -32,7 +32,9 @@ def _table_sql(model, owner) -> tuple[str, list]:
             where, params = f'WHERE t."{meta.get_field("owner").column}" = %s', [owner.pk]
         else:
             where = "WHERE false"  # shared, ownerless tables (the embedding cache)
-    sql = f'(SELECT coalesce(json_agg({row} ORDER BY t."{meta.pk.column}"), \'[]\') FROM "{meta.db_table}" t {where})'
+    # pk_fields: every column of a composite primary key (search postings), or the one pk column.
+    order = ", ".join(f't."{f.column}"' for f in meta.pk_fields)
+    sql = f"(SELECT coalesce(json_agg({row} ORDER BY {order}), '[]') FROM \"{meta.db_table}\" t {where})"
     return sql, params
 
 

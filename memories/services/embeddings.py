@@ -18,8 +18,13 @@ def _key(model: str, text: str) -> str:
     return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
 
 
-def embedding_get_many(*, texts: list[str]) -> list[list[float]]:
-    """Embed `texts`, reusing cached vectors; new vectors are stored for the next caller."""
+def embedding_get_many(*, texts: list[str], persist: bool = True) -> list[list[float]]:
+    """Embed `texts`, reusing cached vectors; new vectors are stored for the next caller.
+
+    With persist=False (search queries) only the in-process cache is used, not the table: a query
+    is rarely asked twice across processes, and a row per distinct query would grow without bound
+    while costing every search a read and a write.
+    """
     if not texts:
         return []
     embedder = get_embedder()
@@ -32,17 +37,18 @@ def embedding_get_many(*, texts: list[str]) -> list[list[float]]:
                 _lru.move_to_end(key)
                 found[key] = _lru[key]
     missing = [k for k in dict.fromkeys(keys) if k not in found]
-    if missing:
+    if missing and persist:
         for row in EmbeddingCache.objects.filter(key__in=missing).values_list("key", "vector"):
             found[row[0]] = list(row[1])
     to_compute = [k for k in dict.fromkeys(keys) if k not in found]
     if to_compute:
         text_of = dict(zip(keys, cleaned))
         vectors = embedder.embed([text_of[k] for k in to_compute])
-        EmbeddingCache.objects.bulk_create(
-            [EmbeddingCache(key=k, model=embedder.name, vector=v) for k, v in zip(to_compute, vectors)],
-            ignore_conflicts=True,
-        )
+        if persist:
+            EmbeddingCache.objects.bulk_create(
+                [EmbeddingCache(key=k, model=embedder.name, vector=v) for k, v in zip(to_compute, vectors)],
+                ignore_conflicts=True,
+            )
         found.update(zip(to_compute, vectors))
     with _lru_lock:
         stats["hits"] += len(keys) - len(to_compute)
@@ -55,8 +61,8 @@ def embedding_get_many(*, texts: list[str]) -> list[list[float]]:
     return [found[k] for k in keys]
 
 
-def embedding_get(*, text: str) -> list[float]:
-    return embedding_get_many(texts=[text])[0]
+def embedding_get(*, text: str, persist: bool = True) -> list[float]:
+    return embedding_get_many(texts=[text], persist=persist)[0]
 
 
 def embedding_cache_clear_local() -> None:

@@ -2,10 +2,13 @@
 
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
+from django.db import connection
 from django.utils import timezone
 
 from memories.models import MemorySource
+from memories.services.embeddings import embedding_get
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory
 
 RESULT_FIELDS = {"type", "id", "content", "score", "scores", "created_at", "session_id", "metadata", "source_turns"}
@@ -248,6 +251,22 @@ def test_category_filter_keeps_only_those_categories(api, user):
     assert str(fact.id) not in {r["id"] for r in results}
 
 
+def test_a_filter_reaches_a_lexical_match_ranked_below_a_whole_pool_of_others(api, user):
+    # given more memories than a candidate pool whose words match the query better, all facts,
+    # and one weaker match that is a preference
+    for n in range(120):
+        MemoryFactory(owner=user, content=f"Zanzibar zanzibar trip number {n}", category="fact")
+    wanted = MemoryFactory(owner=user, content="Would like to see Zanzibar again, quietly", category="preference")
+
+    # when alice searches preferences only
+    results = _search(api, query="zanzibar", categories=["preference"], top_k=5)
+
+    # then the preference is found, as the best lexical match among preferences
+    assert [r["id"] for r in results] == [str(wanted.id)]
+    assert results[0]["scores"]["lexical_rank"] == 1
+    assert results[0]["scores"]["bm25"] > 0
+
+
 def test_agent_filter(api, user):
     # given the same words in memories of two agents
     helper = MemoryFactory(owner=user, content="Helper knows the wifi password", agent="helper")
@@ -259,6 +278,64 @@ def test_agent_filter(api, user):
     # then only the helper's come back
     assert [r["id"] for r in results] == [str(helper.id)]
     assert str(default.id) not in {r["id"] for r in results}
+
+
+def test_a_small_owners_vector_candidates_are_the_exact_nearest_memories(api, user):
+    # given thirty memories (an owner this small is searched exactly, not through the HNSW index)
+    topics = ("sailing", "chess", "pottery", "jazz", "espresso", "kayak", "tomatoes", "rust", "budget", "dentist")
+    memories = [MemoryFactory(owner=user, content=f"{t} note {n}") for t in topics for n in range(3)]
+
+    # when alice searches for a phrase none of them contains
+    results = _search(api, query="weekend plans with friends by the lake", top_k=30)
+
+    # then every memory is a vector candidate, ranked by cosine similarity to the query, ties by id
+    query = np.array(embedding_get(text="weekend plans with friends by the lake"))
+    similarity = {
+        str(m.id): float(np.dot(query, m.embedding) / (np.linalg.norm(query) * np.linalg.norm(m.embedding)))
+        for m in memories
+    }
+    by_rank = sorted(results, key=lambda r: r["scores"]["vector_rank"])
+    assert [r["scores"]["vector_rank"] for r in by_rank] == list(range(1, 31))
+    assert [r["id"] for r in by_rank] == sorted(similarity, key=lambda i: (-round(similarity[i], 6), i))
+    assert [r["scores"]["similarity"] for r in by_rank] == pytest.approx(
+        [similarity[r["id"]] for r in by_rank], abs=1e-6
+    )
+
+
+def _prepared_statements() -> list[str]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT statement FROM pg_prepared_statements ORDER BY prepare_time")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def test_search_prepares_its_statements_once_and_answers_the_same_without_them(api, user, settings):
+    # given memories, and a connection that has prepared nothing
+    MemoryFactory(owner=user, content="Takes pottery classes on Thursdays", category="skill")
+    MemoryFactory(owner=user, content="Drinks espresso without sugar", category="preference")
+    with connection.cursor() as cursor:
+        cursor.execute("DEALLOCATE ALL")
+    connection.connection._prepared.clear()
+
+    # when alice searches twice with prepared statements, then once without
+    first = _search(api, query="pottery on thursdays")
+    prepared = _prepared_statements()
+    second = _search(api, query="pottery on thursdays")
+    settings.MEMORY_RETRIEVAL = {**settings.MEMORY_RETRIEVAL, "PREPARED_STATEMENTS": False}
+    third = _search(api, query="pottery on thursdays")
+
+    # then the first search prepared its statements (terms, corpus size, vectors, BM25, sources),
+    # the second reused them, and all three answered the same
+    assert [("searchstats" in p, "count(*)" in p, "<=>" in p, "searchposting" in p) for p in prepared[:4]] == [
+        (True, False, False, False),
+        (False, True, False, False),
+        (False, False, True, False),
+        (False, True, True, True),
+    ]
+    assert "memorysource" in prepared[4] and len(prepared) == 5
+    assert _prepared_statements() == prepared
+    assert [r["id"] for r in first] == [r["id"] for r in second] == [r["id"] for r in third]
+    assert [r["score"] for r in first] == [r["score"] for r in second] == [r["score"] for r in third]
+    assert len(first) == 2
 
 
 def test_search_with_no_match_returns_an_empty_list(api, user):
