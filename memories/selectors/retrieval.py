@@ -87,14 +87,17 @@ def _turn_filters(owner_id, agent, since, until) -> tuple[str, list]:
 
 # Timestamps come as integer microseconds since the epoch: a few hundred candidates are ranked per
 # query and only the top k returned, and parsing every timestamp cost more than the ranking itself.
+# Ids come as text: a search reads a few hundred rows and needs ids only as strings, and building a
+# uuid.UUID per row and formatting it back cost a noticeable part of the Python time.
 MEMORY_COLUMNS = (
-    "m.id, m.content, m.category, m.importance, m.strength, m.status, "
+    "m.id::text AS id, m.content, m.category, m.importance, m.strength, m.status, "
     "(extract(epoch FROM m.observed_at) * 1000000)::int8 AS observed_us, "
-    "(extract(epoch FROM m.created_at) * 1000000)::int8 AS created_us, m.source_session_id, m.agent"
+    "(extract(epoch FROM m.created_at) * 1000000)::int8 AS created_us, "
+    "m.source_session_id::text AS source_session_id, m.agent"
 )
 TURN_COLUMNS = (
-    "t.id, t.content, t.role, t.speaker, t.metadata, (extract(epoch FROM t.created_at) * 1000000)::int8 AS created_us, "
-    "t.session_id, t.sequence"
+    "t.id::text AS id, t.content, t.role, t.speaker, t.metadata, "
+    "(extract(epoch FROM t.created_at) * 1000000)::int8 AS created_us, t.session_id::text AS session_id, t.sequence"
 )
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -228,22 +231,25 @@ def _bm25_sql(*, columns: str, table: str, join: str, alias: str, where: str, st
     """
     postings = (
         """
-            SELECT p.document_id AS id, p.frequency::float8 AS tf, p.document_length::float8 AS dl, q.df
-            FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, df) JOIN memories_searchposting p
+            SELECT p.document_id AS id, p.frequency::float8 AS tf, p.document_length::float8 AS dl, q.idf
+            FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) JOIN memories_searchposting p
             ON p.owner_id = %s AND p.corpus = %s AND p.lexeme = q.lexeme
         """
         if stored_df
         else """
-            SELECT p.document_id AS id, p.frequency::float8 AS tf, p.document_length::float8 AS dl,
-                   count(*) OVER (PARTITION BY p.lexeme) AS df
-            FROM memories_searchposting p WHERE p.owner_id = %s AND p.corpus = %s AND p.lexeme = ANY(%s::text[])
+            SELECT id, tf, dl, ln(1.0::float8 + (%s::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf
+            FROM (
+                SELECT p.document_id AS id, p.frequency::float8 AS tf, p.document_length::float8 AS dl,
+                       count(*) OVER (PARTITION BY p.lexeme) AS df
+                FROM memories_searchposting p
+                WHERE p.owner_id = %s AND p.corpus = %s AND p.lexeme = ANY(%s::text[])
+            ) counted
         """
     )
     return f"""
         WITH postings AS ({postings}), scored AS (
             SELECT id, sum(
-                ln(1.0::float8 + (%s::float8 - df + 0.5::float8) / (df + 0.5::float8))
-                * tf * 2.2::float8 / (tf + 1.2::float8 * (0.25::float8 + 0.75::float8 * dl / %s::float8))
+                idf * tf * 2.2::float8 / (tf + 1.2::float8 * (0.25::float8 + 0.75::float8 * dl / %s::float8))
             ) AS bm25
             FROM postings GROUP BY id
         )
@@ -337,20 +343,25 @@ def _lexical_statement(source: _Source, *, vec: str, limit: int) -> tuple[str, l
     )
     owner_id = source.params[0]
     if stored_df:
-        postings = [source.lexemes, [float(source.frequencies[lexeme]) for lexeme in source.lexemes]]
-        postings += [owner_id, source.kind]
+        documents = float(source.count)
+        # As PostgreSQL's ln() computes it in the counted variant: the same C log(), the same order.
+        idf = [
+            math.log(1.0 + (documents - source.frequencies[lexeme] + 0.5) / (source.frequencies[lexeme] + 0.5))
+            for lexeme in source.lexemes
+        ]
+        postings = [source.lexemes, idf, owner_id, source.kind]
     else:
-        postings = [owner_id, source.kind, source.lexemes]
-    return sql, [*postings, source.count, source.average_length, vec, *source.params, limit]
+        postings = [source.count, owner_id, source.kind, source.lexemes]
+    return sql, [*postings, source.average_length, vec, *source.params, limit]
 
 
 def _merge(kind: str, vector_rows: list[dict], lexical_rows: list[dict]) -> dict[str, Candidate]:
     found: dict[str, Candidate] = {}
     for rank, row in enumerate(vector_rows, 1):
-        key = str(row["id"])
+        key = row["id"]
         found[key] = Candidate(type=kind, id=key, vector_rank=rank, similarity=float(row["similarity"]), row=row)
     for rank, row in enumerate(lexical_rows, 1):
-        key = str(row["id"])
+        key = row["id"]
         cand = found.get(key)
         if cand is None:
             cand = found[key] = Candidate(type=kind, id=key, row=row)
@@ -428,9 +439,7 @@ def _neighbours(cursor, turns: dict[str, Candidate], *, where, params, vec, top_
         f"ON t.session_id = n.session_id AND t.sequence = n.sequence WHERE {where}",
         [vec, [str(i) for i in sessions], list(sequences), *params],
     )
-    return [
-        Candidate(type="turn", id=str(row["id"]), similarity=float(row["similarity"] or 0.0), row=row) for row in rows
-    ]
+    return [Candidate(type="turn", id=row["id"], similarity=float(row["similarity"] or 0.0), row=row) for row in rows]
 
 
 def _us(when: datetime) -> int:
