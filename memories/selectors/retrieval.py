@@ -13,6 +13,7 @@ import queue
 import re
 import threading
 import time
+import weakref
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -402,9 +403,18 @@ def _lexical_submit(sql: str, params: list) -> Future | None:
     return future
 
 
+# The worker connections whose session already plans prepared statements generically.
+_generic_plans: weakref.WeakSet = weakref.WeakSet()
+
+
 def _lexical_run(sql: str, params: list) -> list[dict]:
     try:
         with _search_cursor() as cursor:
+            if connection.connection not in _generic_plans:
+                # A worker only runs BM25 statements, whose plan has the same shape for any query
+                # (the postings' index, the aggregate, the lookups); planning each anew cost ~0.5 ms.
+                cursor.execute("SET plan_cache_mode = force_generic_plan")
+                _generic_plans.add(connection.connection)
             return _fetch(cursor, sql, params)
     except BaseException:
         # A failed connection is not kept for the next search.
