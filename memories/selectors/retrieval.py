@@ -225,9 +225,9 @@ def _bm25_sql(*, columns: str, table: str, join: str, alias: str, where: str, st
     the window needs no sort), or, for an owner with stored statistics (a collection past the
     match budget), passed in from those (stored_df): counting is a third of the statement's cost
     there, and BM25 only needs approximate collection figures. The scored documents are then read
-    best first (the best `cap` of them, see _lexical_rows), one primary-key lookup each, until
-    `limit` of them pass the search's filters. The arithmetic is in float8 and in the order of the
-    tsvector-based query it replaced, which gave the same scores to the bit.
+    best first, one primary-key lookup each, until `limit` of them pass the search's filters. The
+    arithmetic is in float8 and in the order of the tsvector-based query it replaced, which gave
+    the same scores to the bit.
     A binary term frequency was measured ~40% cheaper here but lost 0.007 of LoCoMo Recall@10.
     """
     postings = (
@@ -254,11 +254,8 @@ def _bm25_sql(*, columns: str, table: str, join: str, alias: str, where: str, st
             ) AS bm25
             FROM postings GROUP BY id
         )
-        SELECT hit.*, lex.bm25 AS lexical, lex.listed
-        FROM (
-            SELECT id, bm25, count(*) OVER () AS listed
-            FROM (SELECT id, bm25 FROM scored ORDER BY bm25 DESC, id LIMIT %s) best
-        ) lex
+        SELECT hit.*, lex.bm25 AS lexical
+        FROM (SELECT id, bm25 FROM scored ORDER BY bm25 DESC, id) lex
         CROSS JOIN LATERAL (
             SELECT {columns}, 1 - ({alias}.embedding <=> %s::vector) AS similarity FROM {table}{join}
             WHERE {alias}.id = lex.id AND {where} LIMIT 1
@@ -335,20 +332,7 @@ def _vector_rows(cursor, source: _Source, *, vec: str, limit: int) -> list[dict]
     )
 
 
-@dataclass
-class _Lexical:
-    """A BM25 statement and its parameters; `cap` bounds how many scored documents are sorted."""
-
-    sql: str
-    head: list
-    tail: list
-    limit: int
-
-    def params(self, cap: int | None) -> list:
-        return [*self.head, cap, *self.tail]
-
-
-def _lexical_statement(source: _Source, *, vec: str, limit: int) -> _Lexical:
+def _lexical_statement(source: _Source, *, vec: str, limit: int) -> tuple[str, list]:
     stored_df = source.frequencies is not None
     sql = _bm25_sql(
         columns=source.columns,
@@ -369,20 +353,7 @@ def _lexical_statement(source: _Source, *, vec: str, limit: int) -> _Lexical:
         postings = [source.lexemes, idf, owner_id, source.kind]
     else:
         postings = [source.count, owner_id, source.kind, source.lexemes]
-    return _Lexical(sql=sql, head=[*postings, source.average_length], tail=[vec, *source.params, limit], limit=limit)
-
-
-# The best LEXICAL_HEADROOM × limit scored documents are sorted and looked up (a top-N sort instead
-# of sorting every match); only when the filters turn too many of those away are all of them.
-LEXICAL_HEADROOM = 3
-
-
-def _lexical_rows(cursor, statement: _Lexical) -> list[dict]:
-    cap = LEXICAL_HEADROOM * statement.limit
-    rows = _fetch(cursor, statement.sql, statement.params(cap))
-    if len(rows) < statement.limit and (not rows or rows[0]["listed"] == cap):
-        rows = _fetch(cursor, statement.sql, statement.params(None))
-    return rows
+    return sql, [*postings, source.average_length, vec, *source.params, limit]
 
 
 def _merge(kind: str, vector_rows: list[dict], lexical_rows: list[dict]) -> dict[str, Candidate]:
@@ -414,7 +385,7 @@ _idle: queue.SimpleQueue = queue.SimpleQueue()
 _workers_lock = threading.Lock()
 
 
-def _lexical_submit(statement: _Lexical) -> Future | None:
+def _lexical_submit(sql: str, params: list) -> Future | None:
     wanted = settings.MEMORY_RETRIEVAL["PARALLEL_WORKERS"]
     with _workers_lock:
         while len(_workers) < wanted:
@@ -427,7 +398,7 @@ def _lexical_submit(statement: _Lexical) -> Future | None:
     if index >= wanted:
         # The setting was lowered since this worker started; it is left idle.
         return None
-    future = _workers[index].submit(_lexical_run, statement)
+    future = _workers[index].submit(_lexical_run, sql, params)
     future.add_done_callback(lambda _: _idle.put(index))
     return future
 
@@ -436,7 +407,7 @@ def _lexical_submit(statement: _Lexical) -> Future | None:
 _generic_plans: weakref.WeakSet = weakref.WeakSet()
 
 
-def _lexical_run(statement: _Lexical) -> list[dict]:
+def _lexical_run(sql: str, params: list) -> list[dict]:
     try:
         with _search_cursor() as cursor:
             if connection.connection not in _generic_plans:
@@ -444,7 +415,7 @@ def _lexical_run(statement: _Lexical) -> list[dict]:
                 # (the postings' index, the aggregate, the lookups); planning each anew cost ~0.5 ms.
                 cursor.execute("SET plan_cache_mode = force_generic_plan")
                 _generic_plans.add(connection.connection)
-            return _lexical_rows(cursor, statement)
+            return _fetch(cursor, sql, params)
     except BaseException:
         # A failed connection is not kept for the next search.
         connection.close()
@@ -696,13 +667,13 @@ def memory_search(
         statements = [
             _lexical_statement(source, vec=vec, limit=limit) if source.lexemes else None for source in sources
         ]
-        pending = [_lexical_submit(statement) if parallel and statement else None for statement in statements]
+        pending = [_lexical_submit(*statement) if parallel and statement else None for statement in statements]
         for source, statement, future in zip(sources, statements, pending):
             vector_rows = _vector_rows(cursor, source, vec=vec, limit=limit)
             if future is not None:
                 lexical_rows = future.result()
             else:
-                lexical_rows = _lexical_rows(cursor, statement) if statement else []
+                lexical_rows = _fetch(cursor, *statement) if statement else []
             found = _merge(source.kind, vector_rows, lexical_rows)
             candidates += found.values()
             if source.kind == "turn":

@@ -252,9 +252,9 @@ def test_category_filter_keeps_only_those_categories(api, user):
 
 
 def test_a_filter_reaches_a_lexical_match_ranked_below_a_whole_pool_of_others(api, user):
-    # given more facts whose words match the query better than BM25 sorts at first (3 x the pool
-    # of 50 for top_k 5), and one weaker match that is a preference
-    for n in range(160):
+    # given more memories than a candidate pool whose words match the query better, all facts,
+    # and one weaker match that is a preference
+    for n in range(120):
         MemoryFactory(owner=user, content=f"Zanzibar zanzibar trip number {n}", category="fact")
     wanted = MemoryFactory(owner=user, content="Would like to see Zanzibar again, quietly", category="preference")
 
