@@ -8,10 +8,12 @@ frequency and document length BM25 needs, so the scoring becomes an index-only s
 
 Triggers keep the postings, so every writer (ORM saves, bulk inserts, the lifecycle's set-based
 SQL, merges, imports, deletes) stays consistent without knowing about them:
-- insert: one posting per lexeme of the stored search_vector (memories only when active or archived);
-- update of the text, the owner, or a memory's move into or out of active/archived: rewritten;
-  the nightly decay (`SET strength = …`) names none of these columns, so the trigger never fires;
-- delete: removed.
+- insert: one posting per lexeme of the stored search_vector (memories only when active or
+  archived), per statement over its transition table, so a bulk insert writes them set-based;
+- update of the text, the owner, or a memory's move into or out of active/archived: rewritten,
+  row by row; the nightly decay (`SET strength = …`) names none of these columns, so it never
+  fires, and neither does a move between active and archived (WHEN);
+- delete: removed, per statement.
 The GIN indexes on search_vector had no other reader and are dropped (here and chat_sessions 0002).
 """
 
@@ -21,16 +23,13 @@ from django.db import migrations, models
 
 SEARCHABLE = "('active', 'archived')"
 
-FUNCTION = f"""
+# Row by row: an update of the text or of a memory's searchability (UPDATE triggers with a column
+# list cannot see transition tables).
+ROW_FUNCTION = f"""
 CREATE FUNCTION memories_searchposting_sync() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
     -- TG_ARGV[0] is the corpus ('memory' or 'turn') of the table the trigger is on.
-    IF TG_OP <> 'INSERT' THEN
-        DELETE FROM memories_searchposting WHERE corpus = TG_ARGV[0] AND document_id = OLD.id;
-    END IF;
-    IF TG_OP = 'DELETE' THEN
-        RETURN NULL;
-    END IF;
+    DELETE FROM memories_searchposting WHERE corpus = TG_ARGV[0] AND document_id = OLD.id;
     IF TG_ARGV[0] = 'memory' THEN
         IF NEW.status NOT IN {SEARCHABLE} THEN
             RETURN NULL;
@@ -45,11 +44,37 @@ END
 $$;
 """
 
+# Per statement, over its transition table: a bulk insert or delete writes its postings set-based.
+STATEMENT_FUNCTIONS = f"""
+CREATE FUNCTION memories_searchposting_insert() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_ARGV[0] = 'memory' THEN
+        INSERT INTO memories_searchposting (corpus, document_id, lexeme, owner_id, frequency, document_length)
+        SELECT 'memory', n.id, u.lexeme, n.owner_id, coalesce(array_length(u.positions, 1), 1),
+               length(n.search_vector)
+        FROM inserted n, unnest(n.search_vector) u WHERE n.status IN {SEARCHABLE};
+    ELSE
+        INSERT INTO memories_searchposting (corpus, document_id, lexeme, owner_id, frequency, document_length)
+        SELECT 'turn', n.id, u.lexeme, n.owner_id, coalesce(array_length(u.positions, 1), 1),
+               length(n.search_vector)
+        FROM inserted n, unnest(n.search_vector) u;
+    END IF;
+    RETURN NULL;
+END
+$$;
+CREATE FUNCTION memories_searchposting_delete() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    DELETE FROM memories_searchposting p USING deleted d WHERE p.corpus = TG_ARGV[0] AND p.document_id = d.id;
+    RETURN NULL;
+END
+$$;
+"""
+
 MEMORY_TRIGGERS = f"""
-CREATE TRIGGER memory_postings_insert AFTER INSERT ON memories_memory
-    FOR EACH ROW EXECUTE FUNCTION memories_searchposting_sync('memory');
-CREATE TRIGGER memory_postings_delete AFTER DELETE ON memories_memory
-    FOR EACH ROW EXECUTE FUNCTION memories_searchposting_sync('memory');
+CREATE TRIGGER memory_postings_insert AFTER INSERT ON memories_memory REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_searchposting_insert('memory');
+CREATE TRIGGER memory_postings_delete AFTER DELETE ON memories_memory REFERENCING OLD TABLE AS deleted
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_searchposting_delete('memory');
 CREATE TRIGGER memory_postings_update AFTER UPDATE OF subject, content, search_ngrams, status, owner_id
     ON memories_memory FOR EACH ROW
     WHEN (OLD.search_vector IS DISTINCT FROM NEW.search_vector OR OLD.owner_id <> NEW.owner_id
@@ -59,9 +84,11 @@ CREATE TRIGGER memory_postings_update AFTER UPDATE OF subject, content, search_n
 
 TURN_TRIGGERS = """
 CREATE TRIGGER turn_postings_insert AFTER INSERT ON chat_sessions_conversationturn
-    FOR EACH ROW EXECUTE FUNCTION memories_searchposting_sync('turn');
+    REFERENCING NEW TABLE AS inserted
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_searchposting_insert('turn');
 CREATE TRIGGER turn_postings_delete AFTER DELETE ON chat_sessions_conversationturn
-    FOR EACH ROW EXECUTE FUNCTION memories_searchposting_sync('turn');
+    REFERENCING OLD TABLE AS deleted
+    FOR EACH STATEMENT EXECUTE FUNCTION memories_searchposting_delete('turn');
 CREATE TRIGGER turn_postings_update AFTER UPDATE OF speaker, content, search_ngrams, owner_id
     ON chat_sessions_conversationturn FOR EACH ROW
     WHEN (OLD.search_vector IS DISTINCT FROM NEW.search_vector OR OLD.owner_id <> NEW.owner_id)
@@ -85,6 +112,8 @@ DROP TRIGGER turn_postings_insert ON chat_sessions_conversationturn;
 DROP TRIGGER turn_postings_delete ON chat_sessions_conversationturn;
 DROP TRIGGER turn_postings_update ON chat_sessions_conversationturn;
 DROP FUNCTION memories_searchposting_sync();
+DROP FUNCTION memories_searchposting_insert();
+DROP FUNCTION memories_searchposting_delete();
 """
 
 
@@ -122,7 +151,9 @@ class Migration(migrations.Migration):
                 ),
             ],
         ),
-        migrations.RunSQL(sql=FUNCTION + MEMORY_TRIGGERS + TURN_TRIGGERS + BACKFILL, reverse_sql=DROP),
+        migrations.RunSQL(
+            sql=ROW_FUNCTION + STATEMENT_FUNCTIONS + MEMORY_TRIGGERS + TURN_TRIGGERS + BACKFILL, reverse_sql=DROP
+        ),
         migrations.AddIndex(
             model_name="searchposting",
             index=models.Index(

@@ -43,6 +43,24 @@ def test_a_stored_turn_gets_postings_for_its_speaker_content_and_cjk_ngrams(user
     assert {row[0] for row in _postings(turn, SearchCorpus.TURN)} == {user.pk}
 
 
+def test_a_bulk_insert_posts_every_searchable_row_of_the_statement(user):
+    # when three memories are inserted in one statement, one of them already forgotten
+    rows = Memory.objects.bulk_create(
+        [
+            MemoryFactory.build(owner=user, content="kayak river"),
+            MemoryFactory.build(owner=user, content="river delta", status="archived"),
+            MemoryFactory.build(owner=user, content="delta blues", status="forgotten"),
+        ]
+    )
+
+    # then the active and the archived one are posted, the forgotten one is not
+    assert [_postings(m) for m in rows] == [
+        {(user.pk, "kayak", 1, 2), (user.pk, "river", 1, 2)},
+        {(user.pk, "river", 1, 2), (user.pk, "delta", 1, 2)},
+        set(),
+    ]
+
+
 def test_editing_the_text_rewrites_the_postings(user):
     # given a memory about tea
     memory = MemoryFactory(owner=user, content="green tea")
