@@ -2,7 +2,8 @@
 
 The embedded PostgreSQL ships no pg_trgm, so CJK text is indexed as character n-grams computed in
 Python (`memories.text.cjk_ngrams`) and stored beside the content; the generated tsvector combines
-English stemming of the content with those n-grams, and one GIN index serves both.
+English stemming of the content with those n-grams; search reads it through the postings that
+database triggers derive from it (memories.SearchPosting, migration memories 0005).
 """
 
 from django.contrib.postgres.search import SearchVector, SearchVectorField
