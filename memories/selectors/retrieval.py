@@ -9,6 +9,7 @@ memories never come back.
 
 import json
 import math
+import os
 import queue
 import re
 import threading
@@ -383,6 +384,16 @@ def _merge(kind: str, vector_rows: list[dict], lexical_rows: list[dict]) -> dict
 _workers: list[ThreadPoolExecutor] = []
 _idle: queue.SimpleQueue = queue.SimpleQueue()
 _workers_lock = threading.Lock()
+
+
+def _forget_workers_after_fork() -> None:
+    # A forked child (a prefork Celery worker) inherits the executors but not their threads: work
+    # sent to them would never run. It starts its own on first use.
+    global _workers, _idle, _workers_lock
+    _workers, _idle, _workers_lock = [], queue.SimpleQueue(), threading.Lock()
+
+
+os.register_at_fork(after_in_child=_forget_workers_after_fork)
 
 
 def _lexical_submit(sql: str, params: list) -> Future | None:

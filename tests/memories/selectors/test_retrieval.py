@@ -1,5 +1,9 @@
 """memory_search outside a transaction: the BM25 statement runs on a worker thread's own connection."""
 
+import os
+import signal
+import time
+
 import pytest
 from django.db import connection, transaction
 
@@ -84,3 +88,30 @@ def test_stored_statistics_give_the_same_bm25_as_counting_when_nothing_changed_s
         (r["id"], r["scores"]["bm25"], r["score"]) for r in counted["results"]
     ]
     assert [r["scores"]["lexical_rank"] for r in stored["results"]] == [1, 2, None]
+
+
+def test_a_forked_child_searches_with_bm25_workers_of_its_own():
+    # given a parent process whose two BM25 workers have run (memories and turns), and have been
+    # handed back (their callbacks run just after the search has its results)
+    owner = _scene()
+    memory_search(owner=owner, query="pottery", scope="all", record_access=False)
+    time.sleep(0.2)
+
+    # when it forks (as a prefork Celery worker does) and the child searches
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            # The child opens its own connection; the parent's socket is left alone (kept, never
+            # closed here), and a hang ends the child after 20 s.
+            parent_connection = connection.connection  # noqa: F841
+            connection.connection = None
+            signal.alarm(20)
+            found = memory_search(owner=owner, query="pottery studio", scope="all", record_access=False)
+            code = 0 if found["results"][0]["scores"]["lexical_rank"] == 1 else 2
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+
+    # then the child's search finished, word matches included
+    assert os.waitstatus_to_exitcode(status) == 0
