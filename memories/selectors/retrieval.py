@@ -511,6 +511,7 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime, top_k: int)
     lexical_weight = cfg["LEXICAL_WEIGHT"]
     base: dict[str, float] = {}
     boosts: dict[str, tuple[float, float, float]] = {}
+    speaker_named: dict[str, bool] = {}
     for cand in candidates:
         row = cand.row
         is_memory = cand.type == "memory"
@@ -522,9 +523,13 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime, top_k: int)
             relevance = _fused_relevance(cand, max_lexical=max_lexical[cand.type], cfg=cfg)
         when = row["observed_us"] if is_memory else row["created_us"]
         speaker = "" if is_memory else (row["speaker"] or "").casefold()
+        named = speaker_named.get(speaker)
+        if named is None:
+            # A conversation has a few speakers and a search a few hundred turn candidates.
+            named = speaker_named[speaker] = len(speaker) > 1 and _names_in(speaker, lowered)
         extra = (
             # A question about a person is answered by what that person said.
-            speaker_boost if len(speaker) > 1 and _names_in(speaker, lowered) else 0.0,
+            speaker_boost if named else 0.0,
             when_boost if when_question and mentions_time(row["content"]) else 0.0,
             window_boost if window_us and window_us[0] <= when <= window_us[1] else 0.0,
         )

@@ -338,6 +338,24 @@ def test_search_prepares_its_statements_once_and_answers_the_same_without_them(a
     assert len(first) == 2
 
 
+def test_a_question_naming_a_speaker_lifts_that_speakers_turns(api, user):
+    # given the same words said by two people, several times each
+    session = ChatSessionFactory(owner=user)
+    for n, speaker in enumerate(["Melanie", "Caroline", "Melanie", "Caroline"], 1):
+        ConversationTurnFactory(session=session, sequence=n * 10, speaker=speaker, content="I went to a pottery class")
+
+    # when alice asks about one of them by name
+    results = _search(api, query="When did Caroline go to pottery?", scope="turns", top_k=4)
+
+    # then that person's turns come first, each with the speaker boost, the other's with none
+    assert [(r["speaker"], r["scores"]["speaker_boost"]) for r in results] == [
+        ("Caroline", 0.15),
+        ("Caroline", 0.15),
+        ("Melanie", 0.0),
+        ("Melanie", 0.0),
+    ]
+
+
 def test_search_with_no_match_returns_an_empty_list(api, user):
     # given no memory at all
     # when alice searches
