@@ -1,7 +1,8 @@
 """Hybrid retrieval over memories and turns.
 
-Candidates come from pgvector (HNSW, cosine) and PostgreSQL full-text search, fused by reciprocal
-rank fusion; the fused relevance is then weighted with importance and recency (DESIGN §4):
+Candidates come from pgvector (HNSW, cosine; exact for small owners) and BM25 over the postings
+of memories.SearchPosting, fused by score (or reciprocal rank fusion, a setting); the fused
+relevance is then weighted with importance and recency (DESIGN §4):
 score = w_rel × relevance + w_imp × importance + w_rec × recency, with the memory's strength as a
 soft bias so archived memories are still found but rank lower. Forgotten, rejected and expired
 memories never come back.
@@ -381,6 +382,7 @@ def _merge(kind: str, vector_rows: list[dict], lexical_rows: list[dict]) -> dict
 # the search takes about the longer of them instead of their sum. Each thread keeps its connection
 # (and the statements prepared on it); when every thread is busy the caller runs the statement itself.
 
+# Each worker is a one-thread executor, so that its connection can be closed in its own thread.
 _workers: list[ThreadPoolExecutor] = []
 _idle: queue.SimpleQueue = queue.SimpleQueue()
 _workers_lock = threading.Lock()
@@ -397,20 +399,18 @@ os.register_at_fork(after_in_child=_forget_workers_after_fork)
 
 
 def _lexical_submit(sql: str, params: list) -> Future | None:
-    wanted = settings.MEMORY_RETRIEVAL["PARALLEL_WORKERS"]
+    """Hand the statement to an idle worker; None when every one is busy."""
     with _workers_lock:
-        while len(_workers) < wanted:
-            _idle.put(len(_workers))
-            _workers.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-lexical"))
+        while len(_workers) < settings.MEMORY_RETRIEVAL["PARALLEL_WORKERS"]:
+            worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="search-lexical")
+            _workers.append(worker)
+            _idle.put(worker)
     try:
-        index = _idle.get_nowait()
+        worker = _idle.get_nowait()
     except queue.Empty:
         return None
-    if index >= wanted:
-        # The setting was lowered since this worker started; it is left idle.
-        return None
-    future = _workers[index].submit(_lexical_run, sql, params)
-    future.add_done_callback(lambda _: _idle.put(index))
+    future = worker.submit(_lexical_run, sql, params)
+    future.add_done_callback(lambda _: _idle.put(worker))
     return future
 
 
@@ -458,7 +458,7 @@ def _neighbours(cursor, turns: dict[str, Candidate], *, where, params, vec, top_
         "FROM chat_sessions_conversationturn t JOIN chat_sessions_chatsession s ON s.id = t.session_id "
         f"JOIN unnest(%s::uuid[], %s::int[]) AS n(session_id, sequence) "
         f"ON t.session_id = n.session_id AND t.sequence = n.sequence WHERE {where}",
-        [vec, [str(i) for i in sessions], list(sequences), *params],
+        [vec, list(sessions), list(sequences), *params],
     )
     return [Candidate(type="turn", id=row["id"], similarity=float(row["similarity"] or 0.0), row=row) for row in rows]
 
@@ -507,20 +507,13 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime, top_k: int)
 
     # A few hundred candidates per search: settings and helpers are looked up once, not per candidate.
     speaker_boost, when_boost, window_boost = cfg["SPEAKER_BOOST"], cfg["WHEN_BOOST"], cfg["TIME_WINDOW_BOOST"]
-    by_score = cfg["FUSION"] != "rrf"
-    lexical_weight = cfg["LEXICAL_WEIGHT"]
     base: dict[str, float] = {}
     boosts: dict[str, tuple[float, float, float]] = {}
     speaker_named: dict[str, bool] = {}
     for cand in candidates:
         row = cand.row
         is_memory = cand.type == "memory"
-        if by_score:
-            top = max_lexical[cand.type]
-            lexical = cand.lexical / top if cand.lexical_rank and top > 0 else 0.0
-            relevance = lexical_weight * lexical + (1.0 - lexical_weight) * max(0.0, cand.similarity)
-        else:
-            relevance = _fused_relevance(cand, max_lexical=max_lexical[cand.type], cfg=cfg)
+        relevance = _fused_relevance(cand, max_lexical=max_lexical[cand.type], cfg=cfg)
         when = row["observed_us"] if is_memory else row["created_us"]
         speaker = "" if is_memory else (row["speaker"] or "").casefold()
         named = speaker_named.get(speaker)
