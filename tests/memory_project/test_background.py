@@ -1,0 +1,69 @@
+"""The in-process background pool (no broker): one thread, one kept connection, safe across fork."""
+
+import os
+import signal
+
+import pytest
+from django.db import connection
+
+from memories.models import Memory
+from memories.tasks import memory_access_task
+from memory_project.background import background_drain, background_send
+from tests.factories import MemoryFactory
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _backends_that_counted_an_access() -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() "
+            "AND query LIKE %s",
+            ["%access_count%"],
+        )
+        return {row[0] for row in cursor.fetchall()}
+
+
+def test_the_pool_thread_keeps_one_connection_across_tasks():
+    # given a memory
+    memory = MemoryFactory(content="kayak river")
+
+    # when two access updates run in the background, one after the other
+    background_send(memory_access_task, [str(memory.pk)])
+    background_drain()
+    first = _backends_that_counted_an_access()
+    background_send(memory_access_task, [str(memory.pk)])
+    background_drain()
+
+    # then both ran, on the same open connection
+    assert Memory.objects.get(pk=memory.pk).access_count == 2
+    assert len(first) == 1
+    assert _backends_that_counted_an_access() == first
+
+
+def test_a_forked_child_runs_background_work_on_a_thread_of_its_own():
+    # given a parent whose pool thread has run a task
+    memory = MemoryFactory(content="kayak river")
+    background_send(memory_access_task, [str(memory.pk)])
+    background_drain()
+
+    # when it forks and the child sends work and waits for it
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            # The child opens its own connection; the parent's socket is kept, never closed here,
+            # and a hang ends the child after 20 s.
+            parent_connection = connection.connection  # noqa: F841
+            connection.connection = None
+            signal.alarm(20)
+            background_send(memory_access_task, [str(memory.pk)])
+            background_drain()
+            code = 0
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+
+    # then the child's task ran: the count went up once in the parent and once in the child
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert Memory.objects.get(pk=memory.pk).access_count == 2
