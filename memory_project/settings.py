@@ -53,6 +53,7 @@ INSTALLED_APPS = [
     "sessions.apps.ChatSessionsConfig",
     "dashboard.apps.DashboardConfig",
     "integrations.apps.IntegrationsConfig",
+    "erasure.apps.ErasureConfig",
 ]
 
 MIDDLEWARE = [
@@ -387,3 +388,12 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
         "WebhookDeliveryStatusEnum": "integrations.models.WebhookDelivery.DeliveryStatus",
     }
 )
+
+# ---------------------------------------------------------------------------------------------
+# Erasure (complete deletion of an owner's data with a receipt)
+# ---------------------------------------------------------------------------------------------
+# Rows that stay when an owner's data is erased but the account is kept ("app_label.Model"); the
+# user row and its permission/group links always stay with the account.
+ERASURE_KEPT_WITH_ACCOUNT = env_list("ERASURE_KEPT_WITH_ACCOUNT", ["memories.ApiKey"])
+# The Redis of the hot-memory cache; REDIS_URL when unset (in-process cache without either).
+HOT_CACHE_REDIS_URL = env_str("HOT_CACHE_REDIS_URL")

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from erasure import api as erasure_api
 from integrations import api as webhooks_api
 from memories.api import compat as compat_api
 from memories.api import lifecycle as lifecycle_api
@@ -45,6 +46,9 @@ api_v1 = [
         webhooks_api.WebhookDeliveryListApi.as_view(),
         name="webhook-deliveries",
     ),
+    path("data/", erasure_api.OwnerDataApi.as_view(), name="owner-data"),
+    path("erasure/receipts/", erasure_api.ErasureReceiptListApi.as_view(), name="erasure-receipts"),
+    path("erasure/receipts/<uuid:receipt_id>/", erasure_api.ErasureReceiptDetailApi.as_view(), name="erasure-receipt"),
 ]
 
 urlpatterns = [

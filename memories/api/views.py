@@ -5,6 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from erasure.services import memory_purge
 from memories.api.serializers import (
     ContextQuerySerializer,
     MemoryCreateInputSerializer,
@@ -97,6 +98,10 @@ class MemoryListCreateApi(APIView):
         return Response(body, status=code)
 
 
+class MemoryDeleteQuerySerializer(serializers.Serializer):
+    purge = serializers.BooleanField(required=False, default=False)
+
+
 class MemoryDetailApi(APIView):
     @extend_schema(responses=MemoryDetailOutputSerializer)
     def get(self, request, memory_id):
@@ -112,12 +117,20 @@ class MemoryDetailApi(APIView):
         return Response(MemoryOutputSerializer(memory).data)
 
     @extend_schema(
+        parameters=[MemoryDeleteQuerySerializer],
         responses={204: None},
-        description="Forgets the memory: it never comes back from search, its history is kept.",
+        description="Forgets the memory: it never comes back from search, its history is kept. With "
+        "`purge=true` the memory is deleted for good instead: its row, its history, its links, its cached "
+        "embedding and the quotes of it in digests and MEMORY.md.",
     )
     def delete(self, request, memory_id):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
-        memory_forget(memory=memory, actor=actor_of(request), reason="deleted through the API")
+        query = MemoryDeleteQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        if query.validated_data["purge"]:
+            memory_purge(memory=memory, actor=actor_of(request))
+        else:
+            memory_forget(memory=memory, actor=actor_of(request), reason="deleted through the API")
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

@@ -19,7 +19,6 @@ from pathlib import Path
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 from django.db.models import Avg, Count
 from django.utils import timezone
 
@@ -28,7 +27,6 @@ from memories.selectors.retrieval import SCOPES, memory_search
 from memories.services.embeddings import embedding_get_many
 from memories.services.memories import memory_forget
 from memories.services.transfer import EXPORT_FORMATS, FORMATS, FormatError, memory_export, memory_import
-from memory_project.events import event_publish
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
 from sessions.services.sessions import turn_embedding_text
 
@@ -180,13 +178,9 @@ class Command(BaseCommand):
         owner = self._owner(owner)
         memory = self._memory(owner, memory_id)
         if hard:
-            data = {
-                "action": "delete",
-                "memory": {"id": str(memory.pk), "content": memory.content, "category": memory.category},
-            }
-            with transaction.atomic():
-                memory.delete()
-                event_publish(owner_id=owner.pk, type="memory.changed", data=data)
+            from erasure.services import memory_purge
+
+            memory_purge(memory=memory, actor=self._actor())
             self.stdout.write(f"Deleted memory {memory_id} for good: {_clip(memory.content, CONTENT_WIDTH)}")
             return
         if memory.status == Status.FORGOTTEN:

@@ -1,0 +1,105 @@
+"""REST API of erasure: DELETE /api/v1/data/ (everything of the owner, or ?agent=), and the receipts."""
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from erasure.models import ErasureReceipt
+from erasure.services import owner_erase, receipt_verify
+from memory_project.api.fields import CleanCharField, request_owner
+from memory_project.exceptions import ServiceError
+from memory_project.pagination import StandardPagination
+
+
+class ErasureQuerySerializer(serializers.Serializer):
+    confirm = CleanCharField(max_length=150, help_text="The owner's username, to show the erasure is meant.")
+    agent = CleanCharField(
+        max_length=100, required=False, allow_blank=True, help_text="Erase only this agent's namespace."
+    )
+    account = serializers.BooleanField(required=False, default=False, help_text="Delete the account and its keys too.")
+
+
+class ErasureReceiptSerializer(serializers.ModelSerializer):
+    verified = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ErasureReceipt
+        fields = [
+            "id",
+            "owner_id",
+            "agent",
+            "account_deleted",
+            "requested_by",
+            "erased_at",
+            "counts",
+            "total",
+            "digest",
+            "verified",
+            "duration_ms",
+        ]
+
+    def get_verified(self, receipt) -> bool:
+        return receipt_verify(receipt)
+
+
+class ErasureOutputSerializer(ErasureReceiptSerializer):
+    noop = serializers.BooleanField(help_text="True when nothing was left to erase: the previous receipt is returned.")
+
+    class Meta(ErasureReceiptSerializer.Meta):
+        fields = [*ErasureReceiptSerializer.Meta.fields, "noop"]
+
+
+def requested_by(request, owner) -> str:
+    if owner.pk == request.user.pk:
+        return "owner"
+    return f"staff:{request.user.get_username()}"
+
+
+class OwnerDataApi(APIView):
+    @extend_schema(
+        parameters=[ErasureQuerySerializer],
+        responses=ErasureOutputSerializer,
+        description="Erases every row, file and cached entry of the owner (or of one agent namespace) in one "
+        "transaction and answers with a receipt: counts per kind, a timestamp and a digest, none of the "
+        "erased content. Erasing again finds nothing and returns the same receipt with noop=true.",
+    )
+    def delete(self, request):
+        owner = request_owner(request)
+        query = ErasureQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        data = query.validated_data
+        if data["confirm"] != owner.get_username():
+            raise ServiceError(
+                "Pass confirm=<the owner's username> to erase their data; nothing was erased.",
+                code="confirmation_required",
+            )
+        receipt, created = owner_erase(
+            owner_id=owner.pk,
+            requested_by=requested_by(request, owner),
+            agent=data.get("agent"),
+            delete_account=data["account"],
+        )
+        receipt.noop = not created
+        return Response(ErasureOutputSerializer(receipt).data)
+
+
+class ErasureReceiptListApi(APIView):
+    @extend_schema(responses=ErasureReceiptSerializer(many=True))
+    def get(self, request):
+        owner = request_owner(request)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(ErasureReceipt.objects.filter(owner_id=owner.pk), request, view=self)
+        return paginator.get_paginated_response(ErasureReceiptSerializer(page, many=True).data)
+
+
+class ErasureReceiptDetailApi(APIView):
+    @extend_schema(
+        parameters=[OpenApiParameter("receipt_id", str, OpenApiParameter.PATH)],
+        responses=ErasureReceiptSerializer,
+    )
+    def get(self, request, receipt_id):
+        owner = request_owner(request)
+        receipt = get_object_or_404(ErasureReceipt, pk=receipt_id, owner_id=owner.pk)
+        return Response(ErasureReceiptSerializer(receipt).data)
