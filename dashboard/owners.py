@@ -12,11 +12,17 @@ OWNER_LIST_LIMIT = 500
 def owner_for(request):
     """Staff may pass ?owner=USERNAME; anyone else always sees their own data, whatever they pass
     (ignoring the parameter rather than refusing it keeps shared links harmless)."""
+    cached = getattr(request, "_dashboard_owner", None)
+    if cached is not None:
+        return cached
     user = request.user
     name = request.GET.get(OWNER_PARAM, "").strip()
+    owner = user
     if user.is_staff and name and name != user.get_username():
-        return get_object_or_404(get_user_model(), username=name, is_active=True)
-    return user
+        owner = get_object_or_404(get_user_model(), username=name, is_active=True)
+    # The page and its frame (dashboard.layout.chrome) both ask: one lookup per request.
+    request._dashboard_owner = owner
+    return owner
 
 
 def owner_query(request, owner) -> str:

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from dashboard import api, views
+from dashboard.endpoints import live
 
 app_name = "dashboard"
 
@@ -16,6 +17,8 @@ api_patterns = [
     path("dashboard/api/chat/send/", api.chat_send, name="api-chat-send"),
     path("dashboard/api/chat/end/", api.chat_end, name="api-chat-end"),
     path("dashboard/api/chat/<uuid:session_id>/extracted/", api.chat_extracted, name="api-chat-extracted"),
+    path("dashboard/api/pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
+    path("dashboard/api/events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
 ]
 
 urlpatterns = [

@@ -6,12 +6,15 @@ import json
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.shortcuts import redirect, render
+from django.db.models import Count, OuterRef, Subquery
+from django.db.models.functions import Coalesce
+from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from dashboard import selectors, services
-from dashboard.owners import owner_choices, owner_for, owner_query
+from dashboard.layout import page_render
+from dashboard.owners import owner_for, owner_query
 from memories.models import Category, Memory, Retention, Source, Status
 from memories.selectors.memories import memory_get, memory_get_detail, memory_history
 from memories.services.memories import SNAPSHOT_FIELDS
@@ -25,15 +28,8 @@ MODERATION_PAGE = 100
 
 
 def _page(request, owner, template: str, page: str, **context):
-    context.update(
-        page=page,
-        owner=owner,
-        owner_qs=owner_query(request, owner),
-        owners=owner_choices(request),
-        viewing_other=owner.pk != request.user.pk,
-        pending_count=Memory.objects.filter(owner=owner, status=Status.PENDING_REVIEW).count(),
-    )
-    return render(request, template, context)
+    # The frame (navigation, owner switch, badge) comes from dashboard.layout.chrome.
+    return page_render(request, template, page, **context)
 
 
 def _actor(request) -> str:
@@ -213,7 +209,17 @@ def graph(request):
 @login_required
 def sessions(request):
     owner = owner_for(request)
-    paginator = Paginator(session_list(owner=owner), SESSIONS_PER_PAGE)
+    # Every memory the session produced (from its turns as it ran, at its end, or by compaction), not
+    # ChatSession.memories_extracted, which counts only what the session-end extraction added.
+    produced = (
+        Memory.objects.filter(owner=owner, source_session=OuterRef("pk"))
+        .order_by()
+        .values("source_session")
+        .annotate(n=Count("*"))
+        .values("n")
+    )
+    listed = session_list(owner=owner).annotate(memory_count=Coalesce(Subquery(produced), 0))
+    paginator = Paginator(listed, SESSIONS_PER_PAGE)
     page = paginator.get_page(request.GET.get("page"))
     pads = [scratchpad_get(owner=owner, agent="")]
     episodes = episode_list(owner=owner).select_related("session")[:10]

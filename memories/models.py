@@ -265,6 +265,7 @@ class CoreMemory(models.Model):
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
+        verbose_name_plural = "core memories"
         constraints = [models.UniqueConstraint(fields=["owner", "agent"], name="corememory_unique")]
 
 

@@ -1,8 +1,25 @@
 // The live feed: one WebSocket on /ws/events/ (authenticated by the session cookie), re-dispatched
 // as "memory-event" window events for the page scripts and listed in the feed panel.
-import { el, fmtDateTime, isStaff, memoryUrl, ownerId, sessionUrl, truncate } from "./util.js";
+//
+// The feed opens with the recent events the server rebuilds from stored rows, can be filtered by
+// event type (kept in localStorage), and folds a run of turn.created events of one session into one
+// line with a count, so a busy conversation does not push everything else out.
+import { api, debounce, el, fmtDateTime, isStaff, memoryUrl, ownerId, sessionUrl, truncate } from "./util.js";
 
 const MAX_ITEMS = 100;
+const FILTER_KEY = "memory-dashboard.feed-hidden";
+const EVENT_TYPES = [
+  "memory.changed",
+  "memory.contradiction",
+  "extraction.completed",
+  "session.ended",
+  "turn.created",
+  "lifecycle.completed",
+  "lifecycle.progress",
+  "memory.write.important",
+  "notification",
+];
+let hidden = loadHidden();
 const CLOSE_UNAUTHENTICATED = 4401;
 let socket = null;
 let retryMs = 1000;
@@ -27,17 +44,27 @@ function memoryLink(memory) {
 function describe(event) {
   const d = event.data || {};
   switch (event.type) {
-    case "turn.created":
-      return [`turn #${d.sequence} (${d.role}) in `, el("a", { href: sessionUrl(d.session_id) }, "session")];
+    case "turn.created": {
+      // Rebuilt from stored turns, one event counts a session's recent turns.
+      const n = d.count || 1;
+      return [
+        el("span", { className: "count" }, String(n)),
+        n === 1 ? " turn in " : " turns in ",
+        el("a", { href: sessionUrl(d.session_id) }, "session"),
+        el("span", { className: "muted" }, ` (last #${d.sequence})`),
+      ];
+    }
     case "session.ended":
       return [el("a", { href: sessionUrl(d.session_id) }, "session"), ` ended after ${d.turn_count} turns`];
     case "extraction.completed": {
+      // Live events list the memories; the rebuilt ones (from the job's result) only count them.
+      const size = (v) => (Array.isArray(v) ? v.length : Number(v) || 0);
       const parts = ["added", "updated", "superseded", "reinforced", "forgotten"]
-        .filter((k) => (d[k] || []).length)
-        .map((k) => `${d[k].length} ${k}`);
+        .filter((k) => size(d[k]))
+        .map((k) => `${size(d[k])} ${k}`);
       const items = [];
       for (const key of ["added", "updated", "superseded"]) {
-        for (const m of d[key] || []) {
+        for (const m of Array.isArray(d[key]) ? d[key] : []) {
           items.push(el("li", {}, el("span", { className: "chip small" }, key), " ", memoryLink(m)));
         }
       }
@@ -68,20 +95,120 @@ function describe(event) {
   }
 }
 
-function addToFeed(event) {
-  const now = new Date().toISOString();
+function loadHidden() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(FILTER_KEY) || "null");
+    return new Set(Array.isArray(saved) ? saved : []);
+  } catch {
+    return new Set();
+  }
+}
+
+function feedItem(event, at) {
+  return el(
+    "li",
+    {
+      className: `feed-item ev-${event.type.replace(/\W/g, "-")}`,
+      dataset: { type: event.type, session: (event.data && event.data.session_id) || "" },
+      hidden: hidden.has(event.type),
+    },
+    el("div", { className: "feed-meta" }, el("span", { className: "chip small" }, event.type), el("time", { datetime: at }, fmtDateTime(at).slice(5))),
+    el("div", { className: "feed-text" }, describe(event)),
+  );
+}
+
+// A session's turns share one line with a count, moved to the top as each new turn arrives.
+function foldTurn(list, event, at) {
+  const session = event.data && event.data.session_id;
+  const line = [...list.children].find((li) => li.dataset.type === "turn.created" && li.dataset.session === session);
+  if (!line) return false;
+  const count = line.querySelector(".count");
+  const n = Number(count.textContent) + (event.data.count || 1);
+  count.textContent = String(n);
+  count.nextSibling.textContent = " turns in ";
+  line.querySelector(".feed-text .muted").textContent = ` (last #${event.data.sequence})`;
+  line.querySelector("time").textContent = fmtDateTime(at).slice(5);
+  list.prepend(line);
+  return true;
+}
+
+function updateEmpty() {
   for (const list of document.querySelectorAll("#live-feed")) {
-    const item = el(
-      "li",
-      { className: `feed-item ev-${event.type.replace(/\W/g, "-")}`, dataset: { type: event.type } },
-      el("div", { className: "feed-meta" }, el("span", { className: "chip small" }, event.type), " ", el("time", {}, fmtDateTime(now).slice(11))),
-      el("div", { className: "feed-text" }, describe(event)),
-    );
-    list.prepend(item);
+    const shown = [...list.children].some((item) => !item.hidden);
+    for (const empty of list.parentElement.querySelectorAll("[data-feed-empty]")) empty.hidden = shown;
+  }
+}
+
+function addToFeed(event, at = new Date().toISOString()) {
+  for (const list of document.querySelectorAll("#live-feed")) {
+    if (event.type === "turn.created" && foldTurn(list, event, at)) continue;
+    list.prepend(feedItem(event, at));
     while (list.children.length > MAX_ITEMS) list.lastElementChild.remove();
   }
-  for (const empty of document.querySelectorAll("[data-feed-empty]")) empty.hidden = true;
+  updateEmpty();
 }
+
+async function prefill() {
+  if (!document.getElementById("live-feed")) return;
+  try {
+    const recent = await api("/dashboard/api/events/recent/");
+    // Oldest first, so folding and prepending build the same list live events would have.
+    for (const event of recent.events.slice().reverse()) addToFeed(event, event.at);
+  } catch (error) {
+    console.warn("recent events", error);
+  }
+}
+
+function applyFilter() {
+  for (const item of document.querySelectorAll("#live-feed > li")) item.hidden = hidden.has(item.dataset.type);
+  updateEmpty();
+}
+
+function buildFilters() {
+  for (const box of document.querySelectorAll("[data-feed-filter]")) {
+    box.replaceChildren(
+      ...EVENT_TYPES.map((type) =>
+        el(
+          "label",
+          {},
+          el("input", {
+            type: "checkbox",
+            value: type,
+            checked: !hidden.has(type),
+            onchange: (e) => {
+              if (e.target.checked) hidden.delete(type);
+              else hidden.add(type);
+              localStorage.setItem(FILTER_KEY, JSON.stringify([...hidden]));
+              for (const other of document.querySelectorAll(`[data-feed-filter] input[value="${type}"]`)) other.checked = e.target.checked;
+              applyFilter();
+            },
+          }),
+          type,
+        ),
+      ),
+    );
+  }
+  for (const toggle of document.querySelectorAll("[data-feed-filter-toggle]")) {
+    toggle.addEventListener("click", () => {
+      const box = toggle.closest(".feed, .page-head").parentElement.querySelector("[data-feed-filter]");
+      box.hidden = !box.hidden;
+      toggle.setAttribute("aria-expanded", String(!box.hidden));
+    });
+  }
+}
+
+// The moderation badge follows the queue: any memory change may move a memory in or out of it.
+const refreshBadge = debounce(async () => {
+  try {
+    const { pending_review: n } = await api("/dashboard/api/pending-count/");
+    for (const badge of document.querySelectorAll("[data-pending-count]")) {
+      badge.textContent = String(n);
+      badge.hidden = n === 0;
+    }
+  } catch {
+    /* the next event tries again */
+  }
+}, 250);
 
 function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -108,6 +235,7 @@ function connect() {
     if (isStaff && event.owner_id !== undefined && String(event.owner_id) !== String(ownerId)) return;
     live.received += 1;
     addToFeed(event);
+    if (event.type === "memory.changed") refreshBadge();
     window.dispatchEvent(new CustomEvent("memory-event", { detail: event }));
   });
   socket.addEventListener("close", (close) => {
@@ -122,16 +250,19 @@ function connect() {
   });
 }
 
-export function startLive() {
+export async function startLive() {
   for (const button of document.querySelectorAll("[data-feed-clear]")) {
     button.addEventListener("click", () => {
       for (const list of document.querySelectorAll("#live-feed")) list.replaceChildren();
-      for (const empty of document.querySelectorAll("[data-feed-empty]")) empty.hidden = false;
+      updateEmpty();
     });
   }
+  buildFilters();
   if (!ownerId || !("WebSocket" in window)) {
     setState("unavailable");
     return;
   }
+  // Recent events first, then the socket: what arrives live lands on top of them.
+  await prefill();
   connect();
 }

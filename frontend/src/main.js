@@ -14,6 +14,25 @@ const pages = {
 
 window.memoryDashboard = { live };
 
+// Below 1000 px the navigation is a drawer opened by the menu button (style.css).
+function setupMenu() {
+  const button = document.getElementById("menu-button");
+  const backdrop = document.getElementById("nav-backdrop");
+  if (!button) return;
+  const open = (state) => {
+    document.body.classList.toggle("nav-open", state);
+    button.setAttribute("aria-expanded", String(state));
+    backdrop.hidden = !state;
+  };
+  button.addEventListener("click", () => open(!document.body.classList.contains("nav-open")));
+  backdrop.addEventListener("click", () => open(false));
+  document.addEventListener("keydown", (e) => {
+    if (e.key === "Escape") open(false);
+  });
+}
+
+setupMenu();
+
 for (const select of document.querySelectorAll("select[data-autosubmit]")) {
   select.addEventListener("change", () => select.form.submit());
 }

@@ -133,3 +133,13 @@ export const STATUS_COLORS = {
   rejected: "#7f1d1d",
   forgotten: "#334155",
 };
+
+// A short notice in the corner: "success" in green, "error" in red, "info" in blue.
+export function notify(message, kind = "success", ms = 5000) {
+  const box = document.getElementById("toasts");
+  if (!box) return null;
+  const toast = el("div", { className: `toast msg-${kind}`, role: kind === "error" ? "alert" : "status" }, message);
+  box.append(toast);
+  setTimeout(() => toast.remove(), ms);
+  return toast;
+}

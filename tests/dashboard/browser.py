@@ -32,6 +32,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = ROOT / "test-artifacts" / "screenshots"
+TIMEOUT_MS = 20_000
+VIEWPORT = {"width": 1440, "height": 900}
+NARROW = {"width": 390, "height": 844}
 BUNDLE = ROOT / "frontend" / "dist" / "dashboard" / "app.js"
 
 
@@ -151,3 +154,105 @@ def wait_ready(page, live: bool = True) -> None:
     page.wait_for_selector("body[data-ready='1']")
     if live:
         page.wait_for_selector("#live-status[data-state='open']")
+
+
+def person(username: str, **fields):
+    """A user whose password the server can check: it hashes with the project's own hashers, not
+    the fast one the rest of the suite uses."""
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
+
+    from tests.dashboard.conftest import PASSWORD
+    from tests.factories import UserFactory
+
+    hasher = PBKDF2PasswordHasher()
+    user = UserFactory(username=username, **fields)
+    user.password = hasher.encode(PASSWORD, hasher.salt())
+    user.save(update_fields=["password"])
+    return user
+
+
+class Watch:
+    """Everything a page does that a test must refuse: dialogs, script errors, outside requests."""
+
+    def __init__(self, base: str):
+        self.base = base
+        self.dialogs: list[str] = []
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+
+    def attach(self, page):
+        page.set_default_timeout(TIMEOUT_MS)
+
+        def on_dialog(dialog):
+            self.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.on("pageerror", lambda error: self.errors.append(str(error)))
+        page.on(
+            "request",
+            lambda request: (
+                None
+                if request.url.startswith((self.base, "data:", "ws://127.0.0.1", "blob:"))
+                else self.outside.append(request.url)
+            ),
+        )
+        return page
+
+    def check(self):
+        assert self.dialogs == [], self.dialogs
+        assert self.errors == [], self.errors
+        assert self.outside == [], self.outside
+
+
+def boxes(page, selector: str) -> list[dict]:
+    """The bounding boxes of the visible elements matching `selector` (x, y, width, height, name)."""
+    return page.evaluate(
+        """(selector) => [...document.querySelectorAll(selector)]
+            .filter((n) => n.getClientRects().length && getComputedStyle(n).visibility !== "hidden")
+            .map((n) => {
+                const r = n.getBoundingClientRect();
+                const name = n.id ? `#${n.id}` : `${n.tagName.toLowerCase()}.${[...n.classList].join(".")}`;
+                return { name: `${name} ${(n.textContent || "").trim().slice(0, 30)}`, x: r.x, y: r.y,
+                         width: r.width, height: r.height };
+            })""",
+        selector,
+    )
+
+
+def overlapping(items: list[dict], tolerance: float = 0.5) -> list[tuple[str, str]]:
+    """Pairs of boxes that cover a common area (touching edges do not count)."""
+    pairs = []
+    for i, a in enumerate(items):
+        for b in items[i + 1 :]:
+            width = min(a["x"] + a["width"], b["x"] + b["width"]) - max(a["x"], b["x"])
+            height = min(a["y"] + a["height"], b["y"] + b["height"]) - max(a["y"], b["y"])
+            if width > tolerance and height > tolerance:
+                pairs.append((a["name"], b["name"]))
+    return pairs
+
+
+def outside_width(items: list[dict], width: float, tolerance: float = 0.5) -> list[str]:
+    """Names of the boxes that do not fit between 0 and `width` horizontally."""
+    return [b["name"] for b in items if b["x"] < -tolerance or b["x"] + b["width"] > width + tolerance]
+
+
+def api_call(base: str, key: str, method: str, path: str, body: dict | None = None):
+    """One REST request with an API key, as an agent makes it; returns (status, parsed JSON)."""
+    import json
+    import urllib.error
+
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(
+        f"{base}{path}",
+        data=data,
+        method=method,
+        headers={"Authorization": f"Token {key}", "Content-Type": "application/json", "Accept": "application/json"},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            raw = response.read()
+            return response.status, json.loads(raw) if raw else None
+    except urllib.error.HTTPError as error:
+        raw = error.read()
+        return error.code, json.loads(raw) if raw else None

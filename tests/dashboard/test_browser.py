@@ -6,7 +6,6 @@ memory text is escaped, and nothing is fetched from anywhere but the server. Scr
 page go to test-artifacts/screenshots/.
 """
 
-import os
 import random
 import re
 
@@ -15,105 +14,19 @@ import pytest
 from memories.models import MemoryRelation
 from memories.services.memories import memory_create
 from tests.dashboard.browser import (
-    BUNDLE,
-    CHROMIUM,
-    CHROMIUM_ARGS,
-    AsgiServer,
+    TIMEOUT_MS,
+    VIEWPORT,
+    Watch,
     canvas_ink,
     log_in,
+    person,
     screenshot,
     wait_ready,
 )
 from tests.dashboard.conftest import PASSWORD
 from tests.dashboard.scenes import XSS, scene
-from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
-playwright_api = pytest.importorskip("playwright.sync_api")
-
-TIMEOUT_MS = 20_000
-VIEWPORT = {"width": 1440, "height": 900}
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker, tmp_path_factory):
-    if not BUNDLE.exists():
-        pytest.fail("frontend/dist is missing: run `make frontend` (npm ci && npm run build in frontend/)")
-    with django_db_blocker.unblock():
-        asgi = AsgiServer(tmp_path_factory.mktemp("daphne") / "daphne.log")
-        try:
-            asgi.wait_ready()
-            yield asgi
-        finally:
-            asgi.stop()
-    assert "Traceback" not in asgi.log(), asgi.log()[-4000:]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not os.path.exists(CHROMIUM):
-        pytest.fail(f"{CHROMIUM} is missing: apt-get install -y chromium (scripts/install-system.sh does)")
-    # Playwright's sync API keeps an event loop running in this thread, which Django would take for
-    # an async context; the ORM calls the tests make here are plain synchronous ones.
-    previous = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
-    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-    manager = playwright_api.sync_playwright().start()
-    chromium = manager.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-    try:
-        yield chromium
-    finally:
-        chromium.close()
-        manager.stop()
-        if previous is None:
-            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
-        else:
-            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = previous
-
-
-def person(username: str):
-    """A user whose password the server can check: it hashes with the project's own hashers, not
-    the fast one the rest of the suite uses."""
-    from django.contrib.auth.hashers import PBKDF2PasswordHasher
-
-    hasher = PBKDF2PasswordHasher()
-    user = UserFactory(username=username)
-    user.password = hasher.encode(PASSWORD, hasher.salt())
-    user.save(update_fields=["password"])
-    return user
-
-
-class Watch:
-    """Everything a page does that a test must refuse: dialogs, script errors, outside requests."""
-
-    def __init__(self, base: str):
-        self.base = base
-        self.dialogs: list[str] = []
-        self.errors: list[str] = []
-        self.outside: list[str] = []
-
-    def attach(self, page):
-        page.set_default_timeout(TIMEOUT_MS)
-
-        def on_dialog(dialog):
-            self.dialogs.append(dialog.message)
-            dialog.dismiss()
-
-        page.on("dialog", on_dialog)
-        page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on(
-            "request",
-            lambda request: (
-                None
-                if request.url.startswith((self.base, "data:", "ws://127.0.0.1", "blob:"))
-                else self.outside.append(request.url)
-            ),
-        )
-        return page
-
-    def check(self):
-        assert self.dialogs == [], self.dialogs
-        assert self.errors == [], self.errors
-        assert self.outside == [], self.outside
 
 
 def chat_say(page, text: str) -> str:

@@ -1,6 +1,6 @@
 // The memory browser: filters, hybrid search, keyset paging ("Load more"), inline edit, per-row and
 // bulk actions, and rows that appear or change as live events arrive.
-import { api, debounce, el, fmtDateTime, memoryUrl, onLiveEvent, pageData, withOwner } from "../util.js";
+import { api, debounce, el, fmtDateTime, memoryUrl, notify, onLiveEvent, pageData, withOwner } from "../util.js";
 
 const tbody = () => document.getElementById("memory-rows");
 const form = () => document.getElementById("filters");
@@ -147,16 +147,10 @@ async function act(id, action) {
     const result = await api(`/dashboard/api/memories/${id}/action/`, { method: "POST", body: { action } });
     replaceRow(result.memory);
   } catch (error) {
-    alertLine(error.message);
+    notify(error.message, "error");
   }
 }
 
-function alertLine(message) {
-  const count = document.getElementById("result-count");
-  count.textContent = message;
-  count.classList.add("bad");
-  setTimeout(() => count.classList.remove("bad"), 4000);
-}
 
 function replaceRow(memory) {
   const existing = tbody().querySelector(`tr[data-id="${CSS.escape(memory.id)}"]`);
@@ -184,7 +178,12 @@ function render(page, { append = false } = {}) {
   nextCursor = page.next_cursor;
   const rows = page.results.map(renderRow);
   if (append) tbody().append(...rows);
-  else tbody().replaceChildren(...rows);
+  else {
+    tbody().replaceChildren(...rows);
+    // New rows are not selected, so "select all" is not either.
+    const boxes = [...tbody().querySelectorAll("input[type=checkbox]")];
+    document.getElementById("select-all").checked = boxes.length > 0 && boxes.every((b) => b.checked);
+  }
   if (!append) setCount(page);
   document.getElementById("no-rows").hidden = tbody().children.length > 0;
   document.getElementById("load-more").hidden = !nextCursor;
@@ -203,7 +202,7 @@ async function load({ append = false } = {}) {
       history.replaceState(null, "", withOwner(url.pathname + url.search));
     }
   } catch (error) {
-    alertLine(error.message);
+    notify(error.message, "error");
   } finally {
     loading = false;
   }
@@ -224,9 +223,9 @@ async function bulk(action) {
     updateBulkbar();
     await load();
     const skipped = result.skipped.length ? `, ${result.skipped.length} skipped (${result.skipped[0].reason})` : "";
-    alertLine(`${action}: ${result.done.length} done${skipped}`);
+    notify(`${action}: ${result.done.length} done${skipped}`, result.done.length ? "success" : "error");
   } catch (error) {
-    alertLine(error.message);
+    notify(error.message, "error");
   }
 }
 

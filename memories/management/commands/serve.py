@@ -12,6 +12,23 @@ from memories.services.api_keys import api_key_create, api_key_hash
 DEMO_USER = "demo"
 
 
+def banner_lines(*, host: str, port: int, credentials: tuple[str, str] | None) -> list[str]:
+    """What `make run` prints: where the service is, and with the demo owner, how to log in to the
+    dashboard (its own login page, not the Django admin's) and call the API."""
+    base = f"http://{host}:{port}"
+    lines = [f"Agent memory service on {base}/"]
+    if credentials is not None:
+        password, key = credentials
+        lines += [
+            f"Dashboard login: {DEMO_USER} / {password}  ({base}/accounts/login/)",
+            f"Django admin: {base}/admin/",
+            f"API docs: {base}/api/docs/",
+            f"Demo API key: {key}",
+            f'Try: curl -s -H "Authorization: Token {key}" {base}/api/v1/memories/',
+        ]
+    return lines
+
+
 class Command(BaseCommand):
     help = "Migrate, make sure a demo owner exists, print how to reach the service, and serve it (ASGI)."
 
@@ -23,15 +40,8 @@ class Command(BaseCommand):
     def handle(self, *args, host, port, no_demo, **options):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
-        lines = [f"Agent memory service on http://{host}:{port}/"]
-        if not no_demo:
-            password, key = self._demo_credentials()
-            lines += [
-                f"Dashboard login: {DEMO_USER} / {password}  (http://{host}:{port}/admin/)",
-                f"API docs: http://{host}:{port}/api/docs/",
-                f"Demo API key: {key}",
-                f'Try: curl -s -H "Authorization: Token {key}" http://{host}:{port}/api/v1/memories/',
-            ]
+        credentials = None if no_demo else self._demo_credentials()
+        lines = banner_lines(host=host, port=port, credentials=credentials)
         self.stdout.write("\n".join(lines), self.style.SUCCESS)
         self.stdout.flush()
         if not settings.REDIS_URL:
