@@ -31,6 +31,7 @@ NAV_SECTIONS = ("Memory", "Conversations", "Operate")
 NAV = (
     NavItem("overview", "Overview", "dashboard:overview", "Memory"),
     NavItem("memories", "Memories", "dashboard:memories", "Memory", pages=("memory",)),
+    NavItem("core", "Core memory", "dashboard:core", "Memory"),
     NavItem("moderation", "Moderation", "dashboard:moderation", "Memory", badge="pending"),
     NavItem("graph", "Graph", "dashboard:graph", "Memory"),
     NavItem("decay", "Decay", "dashboard:decay", "Memory"),

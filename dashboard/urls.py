@@ -1,7 +1,7 @@
 from django.urls import path
 
-from dashboard import api, views
-from dashboard.endpoints import live
+from dashboard import api, views, views_core
+from dashboard.endpoints import core, live
 
 app_name = "dashboard"
 
@@ -19,6 +19,10 @@ api_patterns = [
     path("dashboard/api/chat/<uuid:session_id>/extracted/", api.chat_extracted, name="api-chat-extracted"),
     path("dashboard/api/pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
     path("dashboard/api/events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
+    path("dashboard/api/core/", core.CoreMemoryApi.as_view(), name="api-core"),
+    path("dashboard/api/core/rolling-summary/", core.RollingSummaryApi.as_view(), name="api-core-summary"),
+    path("dashboard/api/core/scratchpad/", core.ScratchpadApi.as_view(), name="api-core-scratchpad"),
+    path("dashboard/api/core/<str:view>/", core.MarkdownViewApi.as_view(), name="api-core-markdown"),
 ]
 
 urlpatterns = [
@@ -35,5 +39,6 @@ urlpatterns = [
     path("moderation/", views.moderation, name="moderation"),
     path("chat/", views.chat, name="chat"),
     path("live/", views.live, name="live"),
+    path("core/", views_core.core, name="core"),
     *api_patterns,
 ]

@@ -10,6 +10,7 @@ const pages = {
   graph: () => import("./pages/graph.js"),
   chat: () => import("./pages/chat.js"),
   moderation: () => import("./pages/moderation.js"),
+  core: () => import("./pages/core.js"),
 };
 
 window.memoryDashboard = { live };
