@@ -37,6 +37,7 @@ NAV = (
     NavItem("decay", "Decay", "dashboard:decay", "Memory"),
     NavItem("sessions", "Sessions", "dashboard:sessions", "Conversations"),
     NavItem("chat", "Chat", "dashboard:chat", "Conversations"),
+    NavItem("context", "Context window", "dashboard:context", "Conversations"),
     NavItem("live", "Live", "dashboard:live", "Conversations"),
 )
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from dashboard import api, views, views_core
-from dashboard.endpoints import core, live
+from dashboard.endpoints import context, core, live
 
 app_name = "dashboard"
 
@@ -19,6 +19,7 @@ api_patterns = [
     path("dashboard/api/chat/<uuid:session_id>/extracted/", api.chat_extracted, name="api-chat-extracted"),
     path("dashboard/api/pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
     path("dashboard/api/events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
+    path("dashboard/api/context/", context.ContextPreviewApi.as_view(), name="api-context"),
     path("dashboard/api/core/", core.CoreMemoryApi.as_view(), name="api-core"),
     path("dashboard/api/core/rolling-summary/", core.RollingSummaryApi.as_view(), name="api-core-summary"),
     path("dashboard/api/core/scratchpad/", core.ScratchpadApi.as_view(), name="api-core-scratchpad"),
@@ -40,5 +41,6 @@ urlpatterns = [
     path("chat/", views.chat, name="chat"),
     path("live/", views.live, name="live"),
     path("core/", views_core.core, name="core"),
+    path("context/", views_core.context_window, name="context"),
     *api_patterns,
 ]

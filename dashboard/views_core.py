@@ -1,11 +1,16 @@
-"""The core memory editor page (templates/dashboard/core.html, frontend/src/pages/core.js)."""
+"""The core memory editor (templates/dashboard/core.html, frontend/src/pages/core.js) and the
+context-window view (templates/dashboard/context.html, frontend/src/pages/context.js)."""
 
+from django.conf import settings
 from django.contrib.auth.decorators import login_required
 
 from dashboard.agents import agent_names
 from dashboard.core_memory import core_memory_get
 from dashboard.layout import page_render
 from dashboard.owners import owner_for
+from sessions.models import ChatSession
+
+RECENT_SESSIONS = 50
 
 TABS = (
     {
@@ -60,4 +65,24 @@ def core(request):
         agents=agents,
         tabs=TABS,
         initial=core_memory_get(owner=owner, agent=agent),
+    )
+
+
+@login_required
+def context_window(request):
+    owner = owner_for(request)
+    sessions = (
+        ChatSession.objects.filter(owner=owner)
+        .order_by("-last_activity_at")
+        .values("id", "title", "agent", "channel", "last_activity_at", "turn_count")[:RECENT_SESSIONS]
+    )
+    return page_render(
+        request,
+        "dashboard/context.html",
+        "context",
+        agents=agent_names(owner=owner),
+        sessions=list(sessions),
+        default_budget=int(settings.LLM_CONTEXT_WINDOW * settings.CONTEXT_MEMORY_SHARE),
+        implicit_recall=settings.CONTEXT_IMPLICIT_RECALL,
+        pin_max=settings.MEMORY_SCORING["PIN_MAX"],
     )

@@ -11,6 +11,7 @@ const pages = {
   chat: () => import("./pages/chat.js"),
   moderation: () => import("./pages/moderation.js"),
   core: () => import("./pages/core.js"),
+  context: () => import("./pages/context.js"),
 };
 
 window.memoryDashboard = { live };

@@ -35,7 +35,17 @@ def _is_first_message(owner, session_id) -> bool:
     return ConversationTurn.objects.filter(owner=owner, session_id=session_id, role=Role.USER).count() <= 1
 
 
-def context_build(*, owner, query: str = "", agent: str = "", session_id=None, max_tokens: int | None = None) -> dict:
+def context_build(
+    *,
+    owner,
+    query: str = "",
+    agent: str = "",
+    session_id=None,
+    max_tokens: int | None = None,
+    record_access: bool = True,
+) -> dict:
+    """The context block for an agent's prompt. `record_access=False` previews it (the dashboard's
+    context-window view) without counting the recalled memories as used."""
     budget = max_tokens or int(settings.LLM_CONTEXT_WINDOW * settings.CONTEXT_MEMORY_SHARE)
     pad = scratchpad_get(owner=owner, agent=agent)
     pinned = _pinned(owner, agent)
@@ -49,6 +59,7 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
             scope="memories",
             include_archived=False,
             agent=agent,
+            record_access=record_access,
         )
         # A superseded memory is history, not knowledge: it stays searchable but is never offered.
         superseded = set(
@@ -71,7 +82,13 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
     if pad_lines:
         sections.append(("# Scratchpad", pad_lines))
 
-    used = sum(estimate_tokens(h) + sum(estimate_tokens(line) for line in lines) for h, lines in sections)
+    # What each part costs against the budget, as the budget is counted (heading and lines apiece).
+    spent = {
+        "instructions" if h == "# Memory tools" else "scratchpad": estimate_tokens(h)
+        + sum(estimate_tokens(line) for line in lines)
+        for h, lines in sections
+    }
+    used = sum(spent.values())
     memories_out = []
     core_lines, recall_lines = [], []
     for kind, items in (("pinned", pinned), ("recalled", recalled)):
@@ -82,6 +99,7 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
             if used + cost > budget:
                 break
             used += cost
+            spent[kind] = spent.get(kind, 0) + cost
             (core_lines if kind == "pinned" else recall_lines).append(line)
             if kind == "pinned":
                 memories_out.append(
@@ -106,9 +124,12 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
                 )
     if core_lines:
         sections.append(("# What you know about the user", core_lines))
+        spent["pinned"] += estimate_tokens(sections[-1][0])
     if recall_lines:
         sections.append(("# Possibly relevant memories", recall_lines))
+        spent["recalled"] += estimate_tokens(sections[-1][0])
     prompt = "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in sections)
+    short_term = short_term_window(owner=owner, session_id=session_id) if session_id else None
     return {
         "system_prompt": prompt,
         "memories": memories_out,
@@ -119,7 +140,14 @@ def context_build(*, owner, query: str = "", agent: str = "", session_id=None, m
         },
         "tokens": estimate_tokens(prompt),
         "budget": budget,
-        "short_term": short_term_window(owner=owner, session_id=session_id) if session_id else None,
+        "short_term": short_term,
+        "breakdown": {
+            **{part: spent.get(part, 0) for part in ("instructions", "scratchpad", "pinned", "recalled")},
+            "used": sum(spent.values()),
+            "budget": budget,
+            "short_term": short_term["tokens"] if short_term else 0,
+            "short_term_budget": settings.SESSION_SHORT_TERM_TOKENS,
+        },
     }
 
 
