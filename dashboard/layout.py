@@ -39,6 +39,13 @@ NAV = (
     NavItem("chat", "Chat", "dashboard:chat", "Conversations"),
     NavItem("context", "Context window", "dashboard:context", "Conversations"),
     NavItem("live", "Live", "dashboard:live", "Conversations"),
+    NavItem(
+        "settings",
+        "Settings",
+        "dashboard:settings",
+        "Operate",
+        pages=("settings-keys", "settings-webhooks", "settings-agents"),
+    ),
 )
 
 

@@ -1,7 +1,7 @@
 from django.urls import path
 
-from dashboard import api, views, views_core
-from dashboard.endpoints import context, core, live
+from dashboard import api, views, views_core, views_settings
+from dashboard.endpoints import context, core, live, settings
 
 app_name = "dashboard"
 
@@ -20,6 +20,10 @@ api_patterns = [
     path("dashboard/api/pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
     path("dashboard/api/events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
     path("dashboard/api/context/", context.ContextPreviewApi.as_view(), name="api-context"),
+    path("dashboard/api/keys/", settings.ApiKeyListApi.as_view(), name="api-keys"),
+    path("dashboard/api/keys/<int:key_id>/revoke/", settings.ApiKeyRevokeApi.as_view(), name="api-key-revoke"),
+    path("dashboard/api/webhooks/", settings.WebhookListApi.as_view(), name="api-webhooks"),
+    path("dashboard/api/webhooks/<uuid:webhook_id>/", settings.WebhookDetailApi.as_view(), name="api-webhook"),
     path("dashboard/api/core/", core.CoreMemoryApi.as_view(), name="api-core"),
     path("dashboard/api/core/rolling-summary/", core.RollingSummaryApi.as_view(), name="api-core-summary"),
     path("dashboard/api/core/scratchpad/", core.ScratchpadApi.as_view(), name="api-core-scratchpad"),
@@ -42,5 +46,10 @@ urlpatterns = [
     path("live/", views.live, name="live"),
     path("core/", views_core.core, name="core"),
     path("context/", views_core.context_window, name="context"),
+    path("settings/", views_settings.settings_home, name="settings"),
+    path("settings/keys/", views_settings.api_keys, name="settings-keys"),
+    path("settings/webhooks/", views_settings.webhooks, name="settings-webhooks"),
+    path("settings/webhooks/<uuid:webhook_id>/", views_settings.webhook_deliveries, name="settings-webhook"),
+    path("settings/agents/", views_settings.agents, name="settings-agents"),
     *api_patterns,
 ]

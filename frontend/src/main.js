@@ -12,6 +12,8 @@ const pages = {
   moderation: () => import("./pages/moderation.js"),
   core: () => import("./pages/core.js"),
   context: () => import("./pages/context.js"),
+  "settings-keys": () => import("./pages/settings.js"),
+  "settings-webhooks": () => import("./pages/settings.js"),
 };
 
 window.memoryDashboard = { live };

@@ -3,6 +3,7 @@ import secrets
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.utils import timezone
 
 from memories.models import ApiKey
 
@@ -20,3 +21,11 @@ def api_key_create(*, username: str, name: str = "") -> tuple[ApiKey, str]:
     raw = KEY_PREFIX + secrets.token_urlsafe(32)
     key = ApiKey.objects.create(owner=user, name=name, prefix=raw[:12], key_hash=api_key_hash(raw))
     return key, raw
+
+
+def api_key_revoke(*, key: ApiKey) -> ApiKey:
+    """Revoke a key: it stops authenticating at once. Revoking a revoked key keeps its first date."""
+    if key.revoked_at is None:
+        ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
+        key.refresh_from_db(fields=["revoked_at"])
+    return key

@@ -179,11 +179,20 @@ class Watch:
         self.dialogs: list[str] = []
         self.errors: list[str] = []
         self.outside: list[str] = []
+        # Confirmations the test means to accept, by a part of their message, in order.
+        self.expected: list[str] = []
+
+    def accept_next(self, part_of_message: str) -> None:
+        self.expected.append(part_of_message)
 
     def attach(self, page):
         page.set_default_timeout(TIMEOUT_MS)
 
         def on_dialog(dialog):
+            if self.expected and self.expected[0] in dialog.message:
+                self.expected.pop(0)
+                dialog.accept()
+                return
             self.dialogs.append(dialog.message)
             dialog.dismiss()
 
@@ -200,6 +209,7 @@ class Watch:
         return page
 
     def check(self):
+        assert self.expected == [], f"confirmations never asked: {self.expected}"
         assert self.dialogs == [], self.dialogs
         assert self.errors == [], self.errors
         assert self.outside == [], self.outside
