@@ -39,6 +39,7 @@ NAV = (
     NavItem("chat", "Chat", "dashboard:chat", "Conversations"),
     NavItem("context", "Context window", "dashboard:context", "Conversations"),
     NavItem("live", "Live", "dashboard:live", "Conversations"),
+    NavItem("analytics", "Analytics", "dashboard:analytics", "Operate"),
     NavItem(
         "settings",
         "Settings",

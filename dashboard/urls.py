@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard import api, views, views_core, views_settings
+from dashboard import api, views, views_analytics, views_core, views_settings
 from dashboard.endpoints import context, core, live, settings
 
 app_name = "dashboard"
@@ -46,6 +46,7 @@ urlpatterns = [
     path("live/", views.live, name="live"),
     path("core/", views_core.core, name="core"),
     path("context/", views_core.context_window, name="context"),
+    path("analytics/", views_analytics.analytics, name="analytics"),
     path("settings/", views_settings.settings_home, name="settings"),
     path("settings/keys/", views_settings.api_keys, name="settings-keys"),
     path("settings/webhooks/", views_settings.webhooks, name="settings-webhooks"),

@@ -54,6 +54,7 @@ INSTALLED_APPS = [
     "dashboard.apps.DashboardConfig",
     "integrations.apps.IntegrationsConfig",
     "erasure.apps.ErasureConfig",
+    "analytics.apps.AnalyticsConfig",
 ]
 
 MIDDLEWARE = [
@@ -65,6 +66,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "analytics.middleware.RequestAnalyticsMiddleware",
 ]
 
 ROOT_URLCONF = "memory_project.urls"
@@ -354,6 +356,10 @@ CONTEXT_IMPLICIT_RECALL = env_int("CONTEXT_IMPLICIT_RECALL", 3, minimum=0, maxim
 # half into the rolling summary.
 EXTRACTION_WINDOW_TOKENS = env_int("EXTRACTION_WINDOW_TOKENS", 6000, minimum=200)
 SESSION_MAX_MESSAGES = env_int("SESSION_MAX_MESSAGES", 200, minimum=4)
+# Request analytics (analytics/): counted per process, added into the database in batches.
+REQUEST_ANALYTICS = env_bool("REQUEST_ANALYTICS", True)
+REQUEST_ANALYTICS_FLUSH_SECONDS = env_float("REQUEST_ANALYTICS_FLUSH_SECONDS", 10, minimum=0.05, maximum=3600)
+REQUEST_ANALYTICS_FLUSH_REQUESTS = env_int("REQUEST_ANALYTICS_FLUSH_REQUESTS", 500, minimum=1)
 SESSION_SHORT_TERM_TOKENS = env_int("SESSION_SHORT_TERM_TOKENS", 8000, minimum=200)
 SESSION_SUMMARY_TOKENS = env_int("SESSION_SUMMARY_TOKENS", 400, minimum=50)
 

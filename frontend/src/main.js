@@ -12,6 +12,7 @@ const pages = {
   moderation: () => import("./pages/moderation.js"),
   core: () => import("./pages/core.js"),
   context: () => import("./pages/context.js"),
+  analytics: () => import("./pages/analytics.js"),
   "settings-keys": () => import("./pages/settings.js"),
   "settings-webhooks": () => import("./pages/settings.js"),
 };

@@ -1,0 +1,124 @@
+"""Request analytics, counted off the request path.
+
+Each API request adds to a per-process buffer (a dict update under a lock, no query). The buffer
+is sent as one batch to the background every REQUEST_ANALYTICS_FLUSH_SECONDS or
+REQUEST_ANALYTICS_FLUSH_REQUESTS requests, whichever comes first (a timer catches a quiet
+process), and the batch is added into RequestDaily rows with one upsert per row. A batch carries
+an id recorded in the same transaction, so a task that runs twice adds it once. Figures are per
+owner, agent, day and kind, stored, so they survive restarts and add up across processes.
+"""
+
+import bisect
+import logging
+import threading
+import time
+import uuid
+from datetime import timedelta
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
+from django.utils import timezone
+
+from analytics.models import BUCKETS, LATENCY_BOUNDS_MS, RequestDaily, RequestStatBatch
+from memory_project.background import background_send
+
+logger = logging.getLogger(__name__)
+
+# Applied batch ids are kept this long: far longer than any retry of the task that sent them.
+BATCH_ID_DAYS = 7
+
+_lock = threading.Lock()
+_buffer: dict[tuple, list] = {}
+_buffered = 0
+_since = time.monotonic()
+_timer: threading.Timer | None = None
+
+
+def _bucket(ms: float) -> int:
+    return bisect.bisect_left(LATENCY_BOUNDS_MS, ms)
+
+
+def request_record(*, owner_id: int, agent: str, kind: str, ms: float, error: bool = False) -> None:
+    """Count one request (called by analytics.middleware after the response is made)."""
+    global _buffered, _timer
+    key = (int(owner_id), agent[:100], timezone.now().date().isoformat(), kind)
+    with _lock:
+        row = _buffer.get(key)
+        if row is None:
+            row = _buffer[key] = [0, 0, 0.0, 0.0, [0] * BUCKETS]
+        row[0] += 1
+        row[1] += int(error)
+        row[2] += ms
+        row[3] = max(row[3], ms)
+        row[4][_bucket(ms)] += 1
+        _buffered += 1
+        due = (
+            _buffered >= settings.REQUEST_ANALYTICS_FLUSH_REQUESTS
+            or time.monotonic() - _since >= settings.REQUEST_ANALYTICS_FLUSH_SECONDS
+        )
+        if not due and _timer is None:
+            _timer = threading.Timer(settings.REQUEST_ANALYTICS_FLUSH_SECONDS, request_stats_flush)
+            _timer.daemon = True
+            _timer.start()
+    if due:
+        request_stats_flush()
+
+
+def _take() -> list[list]:
+    global _buffer, _buffered, _since, _timer
+    with _lock:
+        taken, _buffer, _buffered, _since = _buffer, {}, 0, time.monotonic()
+        if _timer is not None:
+            _timer.cancel()
+            _timer = None
+    return [[*key, *values] for key, values in taken.items()]
+
+
+def request_stats_flush(*, inline: bool = False) -> int:
+    """Send what this process counted so far; `inline` adds it in now (the analytics page reads
+    right after). Returns the number of rows sent."""
+    from analytics.tasks import request_stats_apply_task
+
+    rows = _take()
+    if not rows:
+        return 0
+    batch_id = str(uuid.uuid4())
+    if inline:
+        request_stats_apply(batch_id=batch_id, rows=rows)
+    else:
+        background_send(request_stats_apply_task, batch_id, rows)
+    return len(rows)
+
+
+_UPSERT = f"""
+    INSERT INTO {RequestDaily._meta.db_table} AS t
+        (owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets)
+    SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s
+    WHERE EXISTS (SELECT 1 FROM {get_user_model()._meta.db_table} WHERE id = %s)
+    ON CONFLICT (owner_id, agent, day, kind) DO UPDATE SET
+        count = t.count + excluded.count,
+        errors = t.errors + excluded.errors,
+        total_ms = t.total_ms + excluded.total_ms,
+        max_ms = greatest(t.max_ms, excluded.max_ms),
+        buckets = (SELECT array_agg(a + b ORDER BY i)
+                   FROM unnest(t.buckets, excluded.buckets) WITH ORDINALITY u(a, b, i))
+"""
+
+
+def request_stats_apply(*, batch_id: str, rows: list[list]) -> bool:
+    """Add one batch into RequestDaily; False when that batch was added already."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {RequestStatBatch._meta.db_table} (id, applied_at) VALUES (%s, now()) "
+            "ON CONFLICT (id) DO NOTHING RETURNING id",
+            [batch_id],
+        )
+        if cursor.fetchone() is None:
+            return False
+        # Owners in a stable order, so two batches upserting the same rows never deadlock.
+        for owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets in sorted(rows):
+            # An owner deleted (erased) since the request was counted is skipped, not an error.
+            cursor.execute(_UPSERT, [owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets, owner_id])
+        RequestStatBatch.objects.filter(applied_at__lt=timezone.now() - timedelta(days=BATCH_ID_DAYS)).delete()
+    return True
