@@ -9,6 +9,7 @@ import uuid
 from functools import wraps
 
 from django.core.exceptions import RequestDataTooBig
+from django.db import transaction
 from django.http import Http404, JsonResponse
 
 from dashboard import chat, selectors, services
@@ -101,7 +102,9 @@ def memory(request, owner, memory_id):
     found = memory_get(owner=owner, memory_id=memory_id)
     if request.method == "PATCH":
         changes = services.memory_edit_changes(_body(request))
-        found = services.memory_edit(memory=found, actor=_actor(request), changes=changes)
+        found = services.memory_edit(
+            memory=found, actor=_actor(request), changes=changes, moderator=request.user.is_staff
+        )
     return {"memory": _memory_out(found)}
 
 
@@ -109,11 +112,21 @@ def memory(request, owner, memory_id):
 def memory_action(request, owner, memory_id):
     found = memory_get(owner=owner, memory_id=memory_id)
     body = _body(request)
+    with transaction.atomic():  # "edit and approve" is one change: a refused approval keeps the edit out too
+        return _memory_action(request, found, body)
+
+
+def _memory_action(request, found, body) -> dict:
     if "changes" in body:  # moderation's "edit and approve" in one request
         found = services.memory_edit(
-            memory=found, actor=_actor(request), changes=services.memory_edit_changes(body["changes"])
+            memory=found,
+            actor=_actor(request),
+            changes=services.memory_edit_changes(body["changes"]),
+            moderator=request.user.is_staff,
         )
-    found = services.memory_action(memory=found, action=body.get("action", ""), actor=_actor(request))
+    found = services.memory_action(
+        memory=found, action=body.get("action", ""), actor=_actor(request), moderator=request.user.is_staff
+    )
     return {"memory": _memory_out(found)}
 
 
@@ -123,14 +136,21 @@ def memory_revert(request, owner, memory_id):
     event_id = _body(request).get("event")
     if isinstance(event_id, bool) or not isinstance(event_id, int):
         raise ServiceError("event must be the id of a history entry.")
-    return {"memory": _memory_out(services.memory_revert(memory=found, event_id=event_id, actor=_actor(request)))}
+    reverted = services.memory_revert(
+        memory=found, event_id=event_id, actor=_actor(request), moderator=request.user.is_staff
+    )
+    return {"memory": _memory_out(reverted)}
 
 
 @endpoint("POST")
 def memory_bulk(request, owner):
     body = _body(request)
     return services.memory_bulk_action(
-        owner=owner, ids=body.get("ids"), action=body.get("action", ""), actor=_actor(request)
+        owner=owner,
+        ids=body.get("ids"),
+        action=body.get("action", ""),
+        actor=_actor(request),
+        moderator=request.user.is_staff,
     )
 
 

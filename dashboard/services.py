@@ -57,13 +57,13 @@ def memory_edit_changes(data) -> dict:
     return changes
 
 
-def memory_edit(*, memory: Memory, actor: str, changes: dict) -> Memory:
+def memory_edit(*, memory: Memory, actor: str, changes: dict, moderator: bool = False) -> Memory:
     if not changes:
         return memory
-    return memory_update(memory=memory, actor=actor, reason="edited in the dashboard", **changes)
+    return memory_update(memory=memory, actor=actor, reason="edited in the dashboard", moderator=moderator, **changes)
 
 
-def memory_action(*, memory: Memory, action: str, actor: str) -> Memory:
+def memory_action(*, memory: Memory, action: str, actor: str, moderator: bool = False) -> Memory:
     """One of ACTIONS on one memory, recorded in its history by memories.services."""
     if action not in ACTIONS:
         raise ServiceError(f"action must be one of {', '.join(ACTIONS)}.")
@@ -80,18 +80,21 @@ def memory_action(*, memory: Memory, action: str, actor: str) -> Memory:
             event_type=EventType.ARCHIVE,
             reason="archived in the dashboard",
             status=Status.ARCHIVED,
+            moderator=moderator,
         )
     if action == "restore":
-        return memory_restore(memory=memory, actor=actor)
+        return memory_restore(memory=memory, actor=actor, moderator=moderator)
     if action == "forget":
         return memory_forget(memory=memory, actor=actor, reason="forgotten in the dashboard")
     # The moderation actions of the Django admin, with the same event type and reasons.
     status = Status.ACTIVE if action == "approve" else Status.REJECTED
     label = "approved" if action == "approve" else "rejected"
-    return memory_update(memory=memory, actor=actor, event_type=EventType.MODERATE, reason=label, status=status)
+    return memory_update(
+        memory=memory, actor=actor, event_type=EventType.MODERATE, reason=label, status=status, moderator=moderator
+    )
 
 
-def memory_bulk_action(*, owner, ids, action: str, actor: str) -> dict:
+def memory_bulk_action(*, owner, ids, action: str, actor: str, moderator: bool = False) -> dict:
     """The action on each of the owner's memories among `ids`; ids of other owners count as missing."""
     if not isinstance(ids, list) or not ids or len(ids) > MAX_BULK:
         raise ServiceError(f"ids must be a list of 1 to {MAX_BULK} memory ids.")
@@ -111,14 +114,14 @@ def memory_bulk_action(*, owner, ids, action: str, actor: str) -> dict:
         try:
             # One transaction per memory: a refusal (pinning an archived one) skips it, not the batch.
             with transaction.atomic():
-                memory_action(memory=memory, action=action, actor=actor)
+                memory_action(memory=memory, action=action, actor=actor, moderator=moderator)
             done.append(str(memory_id))
         except ServiceError as error:
             skipped.append({"id": str(memory_id), "reason": error.message})
     return {"done": done, "skipped": skipped}
 
 
-def memory_revert(*, memory: Memory, event_id, actor: str) -> Memory:
+def memory_revert(*, memory: Memory, event_id, actor: str, moderator: bool = False) -> Memory:
     """Bring the memory back to how it was right after history row `event_id`, as a new "revert" row."""
     event = get_object_or_404(MemoryEvent, pk=event_id, memory=memory, owner_id=memory.owner_id)
     snapshot = event.after if isinstance(event.after, dict) else event.before
@@ -130,4 +133,6 @@ def memory_revert(*, memory: Memory, event_id, actor: str) -> Memory:
     if changes.get("status") != Status.ACTIVE:
         changes["pinned"] = False
     reason = f"reverted to the version of {event.created_at:%Y-%m-%d %H:%M:%S} UTC (history #{event.pk})"
-    return memory_update(memory=memory, actor=actor, event_type=EventType.REVERT, reason=reason, **changes)
+    return memory_update(
+        memory=memory, actor=actor, event_type=EventType.REVERT, reason=reason, moderator=moderator, **changes
+    )

@@ -133,7 +133,12 @@ def memory_detail_edit(request, memory_id):
         except ValueError:
             data["importance"] = None
     try:
-        services.memory_edit(memory=memory, actor=_actor(request), changes=services.memory_edit_changes(data))
+        services.memory_edit(
+            memory=memory,
+            actor=_actor(request),
+            changes=services.memory_edit_changes(data),
+            moderator=request.user.is_staff,
+        )
         messages.success(request, "Saved.")
     except ServiceError as error:
         messages.error(request, error.message)
@@ -146,7 +151,9 @@ def memory_detail_action(request, memory_id):
     owner = owner_for(request)
     memory = memory_get(owner=owner, memory_id=memory_id)
     try:
-        services.memory_action(memory=memory, action=request.POST.get("action", ""), actor=_actor(request))
+        services.memory_action(
+            memory=memory, action=request.POST.get("action", ""), actor=_actor(request), moderator=request.user.is_staff
+        )
     except ServiceError as error:
         messages.error(request, error.message)
     return _back_to_memory(request, owner, memory_id)
@@ -164,7 +171,9 @@ def memory_detail_revert(request, memory_id):
         return _back_to_memory(request, owner, memory_id)
     try:
         before = memory.version
-        reverted = services.memory_revert(memory=memory, event_id=event_id, actor=_actor(request))
+        reverted = services.memory_revert(
+            memory=memory, event_id=event_id, actor=_actor(request), moderator=request.user.is_staff
+        )
         if reverted.version == before:
             messages.info(request, "The memory is already at that version.")
         else:

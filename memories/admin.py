@@ -39,7 +39,7 @@ class MemoryEventInline(admin.TabularInline):
 def _moderate(request, queryset, status, label):
     actor = f"admin:{request.user.username}"
     for memory in queryset:
-        memory_update(memory=memory, actor=actor, event_type="moderate", reason=label, status=status)
+        memory_update(memory=memory, actor=actor, event_type="moderate", reason=label, status=status, moderator=True)
 
 
 @admin.register(Memory)
@@ -94,7 +94,9 @@ class MemoryAdmin(admin.ModelAdmin):
             }
         }
         if changes:
-            memory_update(memory=Memory.objects.get(pk=obj.pk), actor=f"admin:{request.user.username}", **changes)
+            memory_update(
+                memory=Memory.objects.get(pk=obj.pk), actor=f"admin:{request.user.username}", moderator=True, **changes
+            )
 
     @admin.action(description="Approve (moderation)")
     def approve(self, request, queryset):

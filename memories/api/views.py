@@ -113,7 +113,9 @@ class MemoryDetailApi(APIView):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
         serializer = MemoryUpdateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        memory = memory_update(memory=memory, actor=actor_of(request), **serializer.validated_data)
+        memory = memory_update(
+            memory=memory, actor=actor_of(request), moderator=request.user.is_staff, **serializer.validated_data
+        )
         return Response(MemoryOutputSerializer(memory).data)
 
     @extend_schema(

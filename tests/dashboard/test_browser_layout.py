@@ -154,7 +154,7 @@ def test_bulk_results_are_green_and_errors_red(server, browser):
 
 def test_the_moderation_badge_follows_the_queue_without_a_reload(server, browser):
     base = server.base
-    person("alice")
+    person("alice", is_staff=True)  # approving is for staff
     _, key = api_key_create(username="alice", name="agent")
     watch = Watch(base)
     context = browser.new_context(viewport=VIEWPORT)
