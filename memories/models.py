@@ -336,9 +336,11 @@ class LifecycleRun(models.Model):
 
 
 class EmbeddingCache(models.Model):
-    """Embedding of one text under one model, keyed by the hash of both (a pure-function cache)."""
+    """One owner's embedding of one text under one model, keyed by the hash of the three."""
 
     key = models.CharField(max_length=64, primary_key=True)
+    # Scoped by owner so that no owner can tell what another has embedded (memories/services/embeddings.py).
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     model = models.CharField(max_length=200)
     vector = VectorField(dimensions=settings.EMBEDDING_DIM)
     created_at = models.DateTimeField(auto_now_add=True)

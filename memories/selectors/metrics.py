@@ -2,7 +2,7 @@ from django.db import connection
 from django.db.models import Count
 
 from memories.models import LifecycleRun, Memory, Status
-from memories.services import embeddings
+from memories.services.embeddings import embedding_cache_stats
 from memories.services.metrics import metric_percentiles
 from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 
@@ -42,7 +42,6 @@ def metrics_get(*, owner) -> dict:
     jobs = dict(ExtractionJob.objects.filter(owner=owner).values_list("status").annotate(n=Count("*")).order_by())
     sessions = dict(ChatSession.objects.filter(owner=owner).values_list("status").annotate(n=Count("*")).order_by())
     last_run = LifecycleRun.objects.filter(owner=owner).order_by("-started_at").first()
-    hits, misses = embeddings.stats["hits"], embeddings.stats["misses"]
     return {
         "memories": _memory_stats(owner),
         "sessions": {"total": sum(sessions.values()), "open": sessions.get(ChatSession.SessionStatus.OPEN, 0)},
@@ -59,10 +58,7 @@ def metrics_get(*, owner) -> dict:
             if last_run
             else None
         ),
-        "retrieval_latency_ms": metric_percentiles(name="search_ms"),
-        "embedding_cache": {
-            "hits": hits,
-            "misses": misses,
-            "hit_rate": round(hits / (hits + misses), 4) if hits + misses else None,
-        },
+        # This owner's figures only (in this process): never a process-wide count (issue 12).
+        "retrieval_latency_ms": metric_percentiles(name="search_ms", owner_id=owner.pk),
+        "embedding_cache": embedding_cache_stats(owner=owner),
     }

@@ -655,7 +655,7 @@ def memory_search(
     started = time.perf_counter()
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
-    vec = _vector_literal(embedding_get(text=query, persist=False))
+    vec = _vector_literal(embedding_get(owner=owner, text=query, persist=False))
     cfg = settings.MEMORY_RETRIEVAL
     # Each source contributes a pool that grows with the results asked for, up to CANDIDATES.
     limit = max(top_k * 2, min(cfg["CANDIDATES"], max(cfg["CANDIDATES_MIN"], cfg["CANDIDATES_PER_RESULT"] * top_k)))
@@ -694,7 +694,7 @@ def memory_search(
     if record_access and memory_ids:
         memory_access_record(memory_ids=memory_ids)
     took_ms = (time.perf_counter() - started) * 1000
-    metric_observe(name="search_ms", value=took_ms)
+    metric_observe(name="search_ms", value=took_ms, owner_id=owner.pk)
     return {"results": results, "took_ms": round(took_ms, 3)}
 
 

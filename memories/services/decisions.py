@@ -127,7 +127,7 @@ def memory_write(
     content = normalize(content)
     retention = retention or scoring.default_retention(category)
     source_turns = list(source_turns)
-    vector = embedding_get(text=content)
+    vector = embedding_get(owner=owner, text=content)
     digest = content_hash(content)
     candidates = _similar(owner, agent, vector)
     same = [m for m, _ in candidates if m.content_hash == digest]
@@ -266,7 +266,7 @@ def _supersede(*, old: Memory, new: Memory, actor: str, session=None) -> None:
 
 def _forgotten_similarity(owner, agent: str | None, query: str) -> float:
     """Cosine similarity of `query` to the closest memory already forgotten (0 when there is none)."""
-    literal = "[" + ",".join(f"{v:.7g}" for v in embedding_get(text=query)) + "]"
+    literal = "[" + ",".join(f"{v:.7g}" for v in embedding_get(owner=owner, text=query)) + "]"
     sql = (
         "SELECT 1 - (embedding <=> %s::vector) FROM memories_memory WHERE owner_id = %s AND status = 'forgotten' "
         "AND embedding IS NOT NULL"

@@ -1,4 +1,14 @@
-"""Embeddings through the content-hash cache: in-process LRU first, then the EmbeddingCache table."""
+"""Embeddings through the content-hash cache: in-process LRU first, then the EmbeddingCache table.
+
+The cache is scoped by owner: the key hashes the owner's id with the model and the text. A cache
+shared by all owners was a side channel (issue 12): whether another owner had embedded a text showed
+in the hit counters of /api/v1/metrics/ and in the time a search took (a hit skips the model), so
+anyone could confirm a guess such as "User's bank PIN is 9911". Keeping it global and hiding the
+counters would not close the timing difference, and padding every miss to a hit's time is not
+possible (a hit must skip the model to be worth having). Scoping it costs one extra embedding when
+two owners store the same text, which is rare for personal memories. Hit and miss counts are kept
+per owner as well.
+"""
 
 import hashlib
 import threading
@@ -11,15 +21,22 @@ from memories.text import normalize
 _LRU_SIZE = 4096
 _lru: OrderedDict[str, list[float]] = OrderedDict()
 _lru_lock = threading.Lock()
-stats = {"hits": 0, "misses": 0}
+# owner id → [hits, misses] in this process; the least recently counted owners are dropped first.
+_STATS_OWNERS = 10_000
+_stats: OrderedDict[int, list[int]] = OrderedDict()
 
 
-def _key(model: str, text: str) -> str:
-    return hashlib.sha256(f"{model}\x00{text}".encode()).hexdigest()
+def _owner_id(owner) -> int:
+    return int(getattr(owner, "pk", owner))
 
 
-def embedding_get_many(*, texts: list[str], persist: bool = True) -> list[list[float]]:
-    """Embed `texts`, reusing cached vectors; new vectors are stored for the next caller.
+def _key(model: str, owner_id: int, text: str) -> str:
+    return hashlib.sha256(f"{model}\x00{owner_id}\x00{text}".encode()).hexdigest()
+
+
+def embedding_get_many(*, owner, texts: list[str], persist: bool = True) -> list[list[float]]:
+    """Embed `texts` for `owner` (a user or its id), reusing that owner's cached vectors; new vectors
+    are stored for the owner's next call.
 
     With persist=False (search queries) only the in-process cache is used, not the table: a query
     is rarely asked twice across processes, and a row per distinct query would grow without bound
@@ -27,9 +44,10 @@ def embedding_get_many(*, texts: list[str], persist: bool = True) -> list[list[f
     """
     if not texts:
         return []
+    owner_id = _owner_id(owner)
     embedder = get_embedder()
     cleaned = [normalize(t) for t in texts]
-    keys = [_key(embedder.name, t) for t in cleaned]
+    keys = [_key(embedder.name, owner_id, t) for t in cleaned]
     found: dict[str, list[float]] = {}
     with _lru_lock:
         for key in keys:
@@ -38,21 +56,29 @@ def embedding_get_many(*, texts: list[str], persist: bool = True) -> list[list[f
                 found[key] = _lru[key]
     missing = [k for k in dict.fromkeys(keys) if k not in found]
     if missing and persist:
-        for row in EmbeddingCache.objects.filter(key__in=missing).values_list("key", "vector"):
-            found[row[0]] = list(row[1])
+        rows = EmbeddingCache.objects.filter(owner_id=owner_id, key__in=missing).values_list("key", "vector")
+        for key, vector in rows:
+            found[key] = list(vector)
     to_compute = [k for k in dict.fromkeys(keys) if k not in found]
     if to_compute:
         text_of = dict(zip(keys, cleaned))
         vectors = embedder.embed([text_of[k] for k in to_compute])
         if persist:
             EmbeddingCache.objects.bulk_create(
-                [EmbeddingCache(key=k, model=embedder.name, vector=v) for k, v in zip(to_compute, vectors)],
+                [
+                    EmbeddingCache(key=k, owner_id=owner_id, model=embedder.name, vector=v)
+                    for k, v in zip(to_compute, vectors)
+                ],
                 ignore_conflicts=True,
             )
         found.update(zip(to_compute, vectors))
     with _lru_lock:
-        stats["hits"] += len(keys) - len(to_compute)
-        stats["misses"] += len(to_compute)
+        counts = _stats.setdefault(owner_id, [0, 0])
+        _stats.move_to_end(owner_id)
+        counts[0] += len(keys) - len(to_compute)
+        counts[1] += len(to_compute)
+        while len(_stats) > _STATS_OWNERS:
+            _stats.popitem(last=False)
         for key in keys:
             _lru[key] = found[key]
             _lru.move_to_end(key)
@@ -61,11 +87,19 @@ def embedding_get_many(*, texts: list[str], persist: bool = True) -> list[list[f
     return [found[k] for k in keys]
 
 
-def embedding_get(*, text: str, persist: bool = True) -> list[float]:
-    return embedding_get_many(texts=[text], persist=persist)[0]
+def embedding_get(*, owner, text: str, persist: bool = True) -> list[float]:
+    return embedding_get_many(owner=owner, texts=[text], persist=persist)[0]
+
+
+def embedding_cache_stats(*, owner) -> dict:
+    """This owner's cache hits and misses in this process (never anyone else's)."""
+    with _lru_lock:
+        hits, misses = _stats.get(_owner_id(owner), (0, 0))
+    return {"hits": hits, "misses": misses, "hit_rate": round(hits / (hits + misses), 4) if hits + misses else None}
 
 
 def embedding_cache_clear_local() -> None:
     """Forget the in-process copies (used when the provider changes, e.g. between tests)."""
     with _lru_lock:
         _lru.clear()
+        _stats.clear()

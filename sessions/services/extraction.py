@@ -253,7 +253,7 @@ def _episode_write(*, session: ChatSession, turns: list[ConversationTurn], llm) 
             "tools_used": summary.tools_used,
             "started_at": turns[0].created_at,
             "ended_at": turns[-1].created_at,
-            "embedding": embedding_get(text=summary.summary or session.title or "session"),
+            "embedding": embedding_get(owner=session.owner_id, text=summary.summary or session.title or "session"),
         },
     )
     task = _finished_task(summary.goal, llm)

@@ -39,8 +39,8 @@ def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> lis
     )
     before = [turn_embedding_text(*previous) if previous else None, *texts[:-1]]
     contextual = [f"{b}\n{t}" if b else t for b, t in zip(before, texts)]
-    own = embedding_get_many(texts=texts)
-    with_context = embedding_get_many(texts=contextual)
+    own = embedding_get_many(owner=session.owner_id, texts=texts)
+    with_context = embedding_get_many(owner=session.owner_id, texts=contextual)
     out = []
     for a, b in zip(own, with_context):
         mean = [(x + y) / 2 for x, y in zip(a, b)]

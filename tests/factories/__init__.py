@@ -43,7 +43,7 @@ class ConversationTurnFactory(factory.django.DjangoModelFactory):
     sequence = factory.Sequence(lambda n: n + 1)
     role = "user"
     content = factory.Sequence(lambda n: f"turn number {n}")
-    embedding = factory.LazyAttribute(lambda o: embedding_get(text=o.content))
+    embedding = factory.LazyAttribute(lambda o: embedding_get(owner=o.owner, text=o.content))
     search_ngrams = factory.LazyAttribute(lambda o: cjk_ngrams(o.content))
     created_at = factory.LazyFunction(timezone.now)
 
@@ -61,7 +61,7 @@ class MemoryFactory(factory.django.DjangoModelFactory):
     importance = 0.6
     strength = 0.6
     base_strength = factory.LazyAttribute(lambda o: o.strength)
-    embedding = factory.LazyAttribute(lambda o: embedding_get(text=o.content))
+    embedding = factory.LazyAttribute(lambda o: embedding_get(owner=o.owner, text=o.content))
     search_ngrams = factory.LazyAttribute(lambda o: cjk_ngrams(o.content))
     observed_at = factory.LazyFunction(timezone.now)
     last_reinforced_at = factory.LazyAttribute(lambda o: o.observed_at)

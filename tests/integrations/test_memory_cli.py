@@ -268,8 +268,8 @@ def test_reembed_recomputes_memories_turns_and_episodes(user, other_user):
     memory.refresh_from_db()
     episode.refresh_from_db()
     bobs.refresh_from_db()
-    assert list(memory.embedding) == pytest.approx(embedding_get(text="Prefers green tea"), abs=1e-6)
-    assert list(episode.embedding) == pytest.approx(embedding_get(text="A rainy trip to Porto"), abs=1e-6)
+    assert list(memory.embedding) == pytest.approx(embedding_get(owner=user, text="Prefers green tea"), abs=1e-6)
+    assert list(episode.embedding) == pytest.approx(embedding_get(owner=user, text="A rainy trip to Porto"), abs=1e-6)
     fresh = session_create(owner=other_user)
     expected = turn_embeddings(session=fresh, turns=[{"speaker": "Ana", "content": t.content} for t in turns])
     stored = [list(ConversationTurn.objects.get(pk=t.pk).embedding) for t in turns]
@@ -283,6 +283,6 @@ def test_reembed_recomputes_memories_turns_and_episodes(user, other_user):
 def test_reembed_refuses_a_provider_of_another_width(user, monkeypatch):
     from memories.management.commands import memory as command
 
-    monkeypatch.setattr(command, "embedding_get_many", lambda *, texts: [[0.1] * 512 for _ in texts])
+    monkeypatch.setattr(command, "embedding_get_many", lambda *, texts, **_: [[0.1] * 512 for _ in texts])
     with pytest.raises(CommandError, match="returns 512 dimensions but the database stores 384"):
         run("reembed", "--all")

@@ -351,7 +351,8 @@ class Command(BaseCommand):
         if batch_size < 1:
             raise CommandError("--batch-size must be at least 1")
         owners = None if all else [self._owner(owner)]
-        probe = embedding_get_many(texts=["dimension probe"])[0]
+        # Owner 0 is nobody: the probe stays in this process (persist=False), never in the table.
+        probe = embedding_get_many(owner=0, texts=["dimension probe"], persist=False)[0]
         if len(probe) != settings.EMBEDDING_DIM:
             raise CommandError(
                 f"the embedding provider returns {len(probe)} dimensions but the database stores "
@@ -431,16 +432,28 @@ def _normalized_mean(a: list[float], b: list[float]) -> list[float]:
     return [v / norm for v in mean]
 
 
+def _embed_owned(rows, texts: list[str]) -> list[list[float]]:
+    """Vectors for `texts`, each through its row owner's cache (the cache is scoped by owner)."""
+    by_owner: dict[int, list[int]] = {}
+    for index, row in enumerate(rows):
+        by_owner.setdefault(row.owner_id, []).append(index)
+    out: list = [None] * len(rows)
+    for owner_id, indexes in by_owner.items():
+        for index, vector in zip(indexes, embedding_get_many(owner=owner_id, texts=[texts[i] for i in indexes])):
+            out[index] = vector
+    return out
+
+
 def _reembed_memories(qs, batch_size: int, progress: Progress) -> int:
     done, last = 0, None
     while True:
         page = qs.order_by("pk")
         if last is not None:
             page = page.filter(pk__gt=last)
-        rows = list(page.only("pk", "content")[:batch_size])
+        rows = list(page.only("pk", "owner_id", "content")[:batch_size])
         if not rows:
             return done
-        for row, vector in zip(rows, embedding_get_many(texts=[r.content for r in rows])):
+        for row, vector in zip(rows, _embed_owned(rows, [r.content for r in rows])):
             row.embedding = vector
         Memory.objects.bulk_update(rows, ["embedding"])
         done += len(rows)
@@ -459,15 +472,15 @@ def _reembed_turns(qs, batch_size: int, progress: Progress) -> int:
             rows = list(
                 qs.filter(session_id=session_id, sequence__gt=last)
                 .order_by("sequence")
-                .only("pk", "sequence", "speaker", "content")[:batch_size]
+                .only("pk", "owner_id", "sequence", "speaker", "content")[:batch_size]
             )
             if not rows:
                 break
             texts = [turn_embedding_text(r.speaker, r.content) for r in rows]
             before = [previous_text, *texts[:-1]]
             contextual = [f"{b}\n{t}" if b else t for b, t in zip(before, texts)]
-            own = embedding_get_many(texts=texts)
-            with_context = embedding_get_many(texts=contextual)
+            own = embedding_get_many(owner=rows[0].owner_id, texts=texts)
+            with_context = embedding_get_many(owner=rows[0].owner_id, texts=contextual)
             for row, a, b in zip(rows, own, with_context):
                 row.embedding = _normalized_mean(a, b)
             ConversationTurn.objects.bulk_update(rows, ["embedding"])
@@ -483,11 +496,11 @@ def _reembed_episodes(qs, batch_size: int, progress: Progress) -> int:
         page = qs.select_related("session").order_by("pk")
         if last is not None:
             page = page.filter(pk__gt=last)
-        rows = list(page.only("pk", "summary", "session__title")[:batch_size])
+        rows = list(page.only("pk", "owner_id", "summary", "session__title")[:batch_size])
         if not rows:
             return done
         texts = [r.summary or r.session.title or "session" for r in rows]
-        for row, vector in zip(rows, embedding_get_many(texts=texts)):
+        for row, vector in zip(rows, _embed_owned(rows, texts)):
             row.embedding = vector
         Episode.objects.bulk_update(rows, ["embedding"])
         done += len(rows)

@@ -289,7 +289,7 @@ def test_a_small_owners_vector_candidates_are_the_exact_nearest_memories(api, us
     results = _search(api, query="weekend plans with friends by the lake", top_k=30)
 
     # then every memory is a vector candidate, ranked by cosine similarity to the query, ties by id
-    query = np.array(embedding_get(text="weekend plans with friends by the lake"))
+    query = np.array(embedding_get(owner=user, text="weekend plans with friends by the lake"))
     similarity = {
         str(m.id): float(np.dot(query, m.embedding) / (np.linalg.norm(query) * np.linalg.norm(m.embedding)))
         for m in memories

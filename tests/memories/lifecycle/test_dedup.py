@@ -10,7 +10,7 @@ from tests.factories import ConversationTurnFactory, MemoryFactory
 
 def test_near_duplicates_merge_into_the_stronger_memory(user, now):
     # given two active facts with the same vector (cosine similarity 1), strengths 0.7 and 0.5
-    vector = embedding_get(text="the user lives in Lisbon")
+    vector = embedding_get(owner=user, text="the user lives in Lisbon")
     strong = MemoryFactory(owner=user, content="Lives in Lisbon", strength=0.7, embedding=vector, observed_at=now)
     weak = MemoryFactory(owner=user, content="Lives in Lisbon.", strength=0.5, embedding=vector, observed_at=now)
     turn = ConversationTurnFactory(session__owner=user, content="I live in Lisbon")
@@ -45,7 +45,7 @@ def test_near_duplicates_merge_into_the_stronger_memory(user, now):
 
 def test_different_category_agent_or_dissimilar_text_is_not_merged(user, now):
     # given same-vector memories in different categories and agents, and one unrelated memory
-    vector = embedding_get(text="shared meaning")
+    vector = embedding_get(owner=user, text="shared meaning")
     a = MemoryFactory(owner=user, content="A", category="fact", embedding=vector, observed_at=now)
     b = MemoryFactory(owner=user, content="B", category="preference", embedding=vector, observed_at=now)
     c = MemoryFactory(owner=user, content="C", category="fact", agent="bot", embedding=vector, observed_at=now)
@@ -64,7 +64,7 @@ def test_different_category_agent_or_dissimilar_text_is_not_merged(user, now):
 
 def test_three_copies_collapse_into_one_with_two_hits(user, now):
     # given three copies of one memory
-    vector = embedding_get(text="likes green tea")
+    vector = embedding_get(owner=user, text="likes green tea")
     keep = MemoryFactory(owner=user, content="Likes green tea", strength=0.8, embedding=vector, observed_at=now)
     others = [
         MemoryFactory(owner=user, content=f"Likes green tea ({i})", strength=0.4, embedding=vector, observed_at=now)
@@ -87,7 +87,7 @@ def test_three_copies_collapse_into_one_with_two_hits(user, now):
 
 def test_a_pinned_duplicate_is_never_the_one_forgotten(user, now):
     # given a weak pinned memory and a stronger unpinned copy
-    vector = embedding_get(text="pinned copy")
+    vector = embedding_get(owner=user, text="pinned copy")
     pinned = MemoryFactory(owner=user, content="Pinned", strength=0.3, pinned=True, embedding=vector, observed_at=now)
     copy = MemoryFactory(owner=user, content="Copy", strength=0.9, embedding=vector, observed_at=now)
 
