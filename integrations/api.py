@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
+from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
 from memory_project.pagination import StandardPagination
@@ -19,6 +20,12 @@ class WebhookUrlField(serializers.URLField):
         value = super().to_internal_value(data)
         if not value.lower().startswith(("http://", "https://")):
             raise serializers.ValidationError("Use an http:// or https:// URL.")
+        problem = target_problem(value)
+        if problem:
+            raise serializers.ValidationError(
+                f"Webhooks are sent to public addresses only: {problem} (an operator can allow a network "
+                "with WEBHOOK_ALLOWED_NETWORKS)."
+            )
         return value
 
 

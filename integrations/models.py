@@ -82,6 +82,10 @@ class WebhookSubscription(models.Model):
     description = models.CharField(max_length=200, blank=True, default="")
     active = models.BooleanField(default=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Scheduling is per subscription: after a failed attempt none of its deliveries is tried before
+    # retry_at (backoff on its consecutive failures), so a dead endpoint delays only its own.
+    failures = models.PositiveIntegerField(default=0)
+    retry_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(name="webhook_owner_active", fields=["owner", "active"])]

@@ -14,7 +14,6 @@ from integrations.services.webhooks import (
     webhook_deliveries_due,
     webhook_delivery_attempt,
     webhook_delivery_dispatch,
-    webhook_retry_countdown,
 )
 from memory_project.celery import BrokerTolerantTask
 
@@ -28,11 +27,13 @@ def webhook_deliver(self, delivery_id: str) -> str:
     delivery = webhook_delivery_attempt(delivery_id=delivery_id)
     if delivery is None:
         return "skipped"
-    if delivery.status == WebhookDelivery.DeliveryStatus.PENDING and delivery.attempts:
-        countdown = webhook_retry_countdown(delivery.attempts)
+    if delivery.status == WebhookDelivery.DeliveryStatus.PENDING:
+        # Its own backoff, its endpoint's backoff, or its endpoint busy with another delivery.
+        due = delivery.next_attempt_at or timezone.now()
+        countdown = max(0.0, (due - timezone.now()).total_seconds())
         if self.request.is_eager and countdown > 0:
-            # Eager retries run at once; the backoff is kept by waiting here (off the request:
-            # without a broker deliveries run in their own thread).
+            # Eager retries run at once (only with WEBHOOK_EAGER_IN_BACKGROUND off, as in tests: the
+            # embedded mode's scheduler makes its attempts without this task).
             time.sleep(countdown)
         raise self.retry(countdown=countdown)
     return delivery.status

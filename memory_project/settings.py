@@ -1,5 +1,6 @@
 """Settings, read from environment variables with safe defaults. Sections follow the concerns."""
 
+import ipaddress
 import os
 import re
 from pathlib import Path
@@ -382,9 +383,22 @@ WEBHOOK_MAX_ATTEMPTS = env_int("WEBHOOK_MAX_ATTEMPTS", 6, minimum=1, maximum=20)
 WEBHOOK_RETRY_BASE_SECONDS = env_float("WEBHOOK_RETRY_BASE_SECONDS", 2, minimum=0)
 WEBHOOK_RETRY_MAX_SECONDS = env_float("WEBHOOK_RETRY_MAX_SECONDS", 600, minimum=0)
 WEBHOOK_SWEEP_AFTER_SECONDS = env_int("WEBHOOK_SWEEP_AFTER_SECONDS", 300, minimum=1)
-# Without a broker, deliveries (and their backoff) run in a background thread rather than in the
-# request that caused the event.
+# Without a broker, deliveries run on the in-process scheduler's threads rather than in the request
+# that caused the event; each subscription has at most one delivery in flight, so a dead endpoint
+# holds one thread at a time and delays only its own deliveries.
 WEBHOOK_EAGER_IN_BACKGROUND = env_bool("WEBHOOK_EAGER_IN_BACKGROUND", True)
+WEBHOOK_EMBEDDED_WORKERS = env_int("WEBHOOK_EMBEDDED_WORKERS", 4, minimum=1, maximum=64)
+# Webhooks go to public addresses only (loopback, link-local, private, multicast and other
+# non-public addresses are refused after DNS resolution); a self-hoster lists the networks of their
+# own receivers here, e.g. "10.0.0.0/8,127.0.0.1/32".
+WEBHOOK_ALLOWED_NETWORKS = env_list("WEBHOOK_ALLOWED_NETWORKS", [])
+for _network in WEBHOOK_ALLOWED_NETWORKS:
+    try:
+        ipaddress.ip_network(_network, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"WEBHOOK_ALLOWED_NETWORKS: {_network!r} is not a network such as 10.0.0.0/8 or 127.0.0.1"
+        ) from None
 # The Bot API URL carries the bot token, and httpx2 (the HTTP client here and in openai) logs every
 # request URL at INFO.
 LOGGING["loggers"]["httpx2"] = {"level": "WARNING"}

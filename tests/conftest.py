@@ -1,6 +1,7 @@
 import pytest
 from rest_framework.test import APIClient
 
+from integrations.services.webhook_scheduler import webhook_scheduler_close
 from memories.selectors.retrieval import search_workers_close
 from memories.services.embeddings import embedding_cache_clear_local
 from memory_project.background import background_close
@@ -15,6 +16,7 @@ def search_worker_connections(django_db_setup, django_db_blocker):
     with django_db_blocker.unblock():
         search_workers_close()
         background_close()
+        webhook_scheduler_close()
 
 
 @pytest.fixture(autouse=True)

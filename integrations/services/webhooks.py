@@ -3,6 +3,12 @@
 Delivery rows are written inside the transaction of the change that caused the event (through the
 event listener), so a rolled-back change sends nothing and a committed one is never lost; the
 Celery task is sent once that transaction commits and retries with exponential backoff.
+
+Scheduling is per subscription: one delivery in flight per endpoint, and after a failure none of
+that endpoint's deliveries is tried before its backoff ends, so a dead endpoint costs one attempt per
+backoff period and delays no one else's deliveries. Each attempt's body carries the time it was sent
+(`timestamp`, also in X-Memory-Timestamp) under the signature, so a receiver can refuse a replay; the
+delivery log keeps status and timing, never the receiver's response body.
 """
 
 import hashlib
@@ -11,16 +17,16 @@ import json
 import logging
 import secrets
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 import httpx2
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
-from integrations.services.http import http_client
+from integrations.services.http import webhook_http_client
+from integrations.services.webhook_targets import target_problem
 from memory_project.exceptions import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -35,10 +41,8 @@ ACTION_EVENTS = {
     "supersede": WebhookEvent.MEMORY_SUPERSEDED,
 }
 USER_AGENT = "agent-memory-webhooks/1"
-
-# Without a broker the task would run in the request that made the change, and its backoff would
-# hold that request; a small pool runs deliveries beside it instead.
-_executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="webhook-delivery")
+# A delivery whose endpoint has another delivery in flight is looked at again this much later.
+BUSY_RETRY_SECONDS = 1.0
 
 
 def webhook_event_for(*, type: str, data: dict) -> str | None:
@@ -55,6 +59,9 @@ def webhook_subscription_create(
 ) -> WebhookSubscription:
     if WebhookSubscription.objects.filter(owner=owner).count() >= MAX_SUBSCRIPTIONS_PER_OWNER:
         raise ServiceError(f"At most {MAX_SUBSCRIPTIONS_PER_OWNER} webhooks per owner.", code="limit_reached")
+    problem = target_problem(url)
+    if problem:
+        raise ServiceError(f"Webhooks are sent to public addresses only: {problem}.", code="forbidden_target")
     return WebhookSubscription.objects.create(
         owner=owner,
         url=url,
@@ -116,21 +123,11 @@ def webhook_delivery_dispatch(*, delivery_id: str) -> None:
     from integrations.tasks import webhook_deliver
 
     if settings.CELERY_TASK_ALWAYS_EAGER and settings.WEBHOOK_EAGER_IN_BACKGROUND:
-        _executor.submit(_deliver_in_thread, delivery_id)
+        from integrations.services.webhook_scheduler import webhook_scheduler_wake
+
+        webhook_scheduler_wake()
     else:
         webhook_deliver.delay(delivery_id)
-
-
-def _deliver_in_thread(delivery_id: str) -> None:
-    from integrations.tasks import webhook_deliver
-
-    try:
-        webhook_deliver.apply(args=(delivery_id,))
-    except Exception:
-        logger.exception("webhook delivery %s failed", delivery_id)
-    finally:
-        # A pool thread's connection would otherwise outlive its use.
-        connection.close()
 
 
 def webhook_signature(*, secret: str, body: bytes) -> str:
@@ -146,46 +143,61 @@ def webhook_delivery_attempt(*, delivery_id) -> WebhookDelivery | None:
     """Make one attempt; returns the delivery as left (None when it is gone or another worker has it).
 
     The row stays locked during the POST so two workers never send the same delivery at once, and
-    a delivered or failed row is never sent again.
+    a delivered or failed row is never sent again. Its subscription's row is locked too (FOR NO KEY
+    UPDATE, which new deliveries' foreign keys do not wait for): a delivery whose endpoint is busy
+    or backing off is left pending, with next_attempt_at saying when to look again.
     """
     with transaction.atomic():
-        delivery = (
-            WebhookDelivery.objects.select_for_update(skip_locked=True, of=("self",))
-            .select_related("subscription")
-            .filter(pk=delivery_id)
-            .first()
-        )
+        delivery = WebhookDelivery.objects.select_for_update(skip_locked=True).filter(pk=delivery_id).first()
         if delivery is None or delivery.status != WebhookDelivery.DeliveryStatus.PENDING:
             return delivery
-        subscription = delivery.subscription
         now = timezone.now()
+        subscription = (
+            WebhookSubscription.objects.select_for_update(skip_locked=True, no_key=True)
+            .filter(pk=delivery.subscription_id)
+            .first()
+        )
+        if subscription is None or (subscription.retry_at and subscription.retry_at > now):
+            later = subscription.retry_at if subscription else now + timedelta(seconds=BUSY_RETRY_SECONDS)
+            if delivery.next_attempt_at != later:
+                delivery.next_attempt_at = later
+                delivery.save(update_fields=["next_attempt_at"])
+            return delivery
+        delivery.subscription = subscription
         if not subscription.active:
             delivery.status = WebhookDelivery.DeliveryStatus.FAILED
             delivery.last_error = "subscription is inactive"
             delivery.next_attempt_at = None
             delivery.save(update_fields=["status", "last_error", "next_attempt_at"])
             return delivery
-        body = json.dumps(delivery.payload, separators=(",", ":"), ensure_ascii=False, default=str).encode()
+        sent_at = int(time.time())
+        body = json.dumps(
+            {**delivery.payload, "timestamp": sent_at}, separators=(",", ":"), ensure_ascii=False, default=str
+        ).encode()
         headers = {
             "Content-Type": "application/json",
             "User-Agent": USER_AGENT,
             "X-Memory-Event": delivery.event,
             "X-Memory-Delivery": str(delivery.id),
+            "X-Memory-Timestamp": str(sent_at),
             "X-Memory-Signature": webhook_signature(secret=subscription.secret, body=body),
         }
         started = time.perf_counter()
         status_code, error = None, ""
         try:
-            response = http_client().post(
+            # The receiver's body is never read into the log: it is whatever the URL's host answers,
+            # and the owner chose the URL.
+            with webhook_http_client().stream(
+                "POST",
                 subscription.url,
                 content=body,
                 headers=headers,
                 timeout=settings.WEBHOOK_TIMEOUT_SECONDS,
                 follow_redirects=False,
-            )
-            status_code = response.status_code
+            ) as response:
+                status_code = response.status_code
             if not 200 <= status_code < 300:
-                error = f"HTTP {status_code}: {response.text[:200]}"
+                error = f"HTTP {status_code}"
         except httpx2.HTTPError as exc:
             error = f"{exc.__class__.__name__}: {exc}"[:500]
         delivery.attempts += 1
@@ -204,12 +216,18 @@ def webhook_delivery_attempt(*, delivery_id) -> WebhookDelivery | None:
             delivery.status = WebhookDelivery.DeliveryStatus.DELIVERED
             delivery.delivered_at = timezone.now()
             delivery.next_attempt_at = None
-        elif delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
-            delivery.status = WebhookDelivery.DeliveryStatus.FAILED
-            delivery.next_attempt_at = None
+            subscription.failures, subscription.retry_at = 0, None
         else:
-            delivery.next_attempt_at = timezone.now() + timedelta(seconds=webhook_retry_countdown(delivery.attempts))
+            subscription.failures += 1
+            subscription.retry_at = timezone.now() + timedelta(seconds=webhook_retry_countdown(subscription.failures))
+            if delivery.attempts >= settings.WEBHOOK_MAX_ATTEMPTS:
+                delivery.status = WebhookDelivery.DeliveryStatus.FAILED
+                delivery.next_attempt_at = None
+            else:
+                own = timezone.now() + timedelta(seconds=webhook_retry_countdown(delivery.attempts))
+                delivery.next_attempt_at = max(own, subscription.retry_at)
         delivery.save()
+        subscription.save(update_fields=["failures", "retry_at"])
     return delivery
 
 

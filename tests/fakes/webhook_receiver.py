@@ -3,6 +3,7 @@ with the statuses it is told to.
 
     with WebhookReceiver(secret="...") as receiver:
         receiver.answer(500)          # the next POST gets 500; then 200 again
+        receiver.answer_with(302, headers={"Location": "http://10.0.0.1/"}, body=b"...")
         ...
         receiver.requests             # every POST: headers (lower-case), raw body, JSON, signature_ok
 
@@ -34,7 +35,7 @@ class WebhookReceiver:
     def __init__(self, secret: str = "", host: str = "127.0.0.1"):
         self.secret = secret
         self._host = host
-        self._answers: deque[int] = deque()
+        self._answers: deque[tuple[int, bytes, dict]] = deque()
         self._requests: list[ReceivedWebhook] = []
         self._lock = threading.Lock()
         self._httpd: ThreadingHTTPServer | None = None
@@ -80,7 +81,11 @@ class WebhookReceiver:
 
     def answer(self, *statuses: int) -> None:
         with self._lock:
-            self._answers.extend(statuses)
+            self._answers.extend((status, b'{"received": true}', {}) for status in statuses)
+
+    def answer_with(self, status: int, *, body: bytes = b"", headers: dict | None = None) -> None:
+        with self._lock:
+            self._answers.append((status, body, headers or {}))
 
     @property
     def requests(self) -> list[ReceivedWebhook]:
@@ -98,13 +103,14 @@ class WebhookReceiver:
         except ValueError:
             body = None
         with self._lock:
-            status = self._answers.popleft() if self._answers else 200
+            status, data, extra = self._answers.popleft() if self._answers else (200, b'{"received": true}', {})
             if not signature_ok:
-                status = 401
+                status, data, extra = 401, b'{"received": false}', {}
             self._requests.append(ReceivedWebhook(headers, raw, body, signature_ok, status))
-        data = b'{"received": true}'
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
         handler.send_header("Content-Length", str(len(data)))
+        for name, value in extra.items():
+            handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.write(data)

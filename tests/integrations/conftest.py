@@ -16,6 +16,8 @@ def integration_settings(settings):
     settings.TELEGRAM_RETRY_BASE_SECONDS = 0
     settings.WEBHOOK_RETRY_BASE_SECONDS = 0
     settings.WEBHOOK_EAGER_IN_BACKGROUND = False
+    # The local receivers listen on 127.0.0.1, which only an operator's allow-list opens to webhooks.
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]
     settings.TELEGRAM_WEBHOOK_SECRET = WEBHOOK_SECRET_TOKEN
 
 
