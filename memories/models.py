@@ -335,6 +335,44 @@ class LifecycleRun(models.Model):
         indexes = [models.Index(name="lifecyclerun_owner_time", fields=["owner", "-started_at"])]
 
 
+class ImportJob(models.Model):
+    """An import too large to run in its request: the uploaded text, its progress and its report."""
+
+    class JobStatus(models.TextChoices):
+        PENDING = "pending"
+        RUNNING = "running"
+        DONE = "done"
+        FAILED = "failed"
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
+    status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.PENDING)
+    format = models.CharField(max_length=20, blank=True, default="")
+    name = models.CharField(max_length=255, blank=True, default="")
+    agent = models.CharField(max_length=100, null=True, blank=True)
+    actor = models.CharField(max_length=200)
+    # The file itself until the job has run; emptied afterwards (the memories hold what it said).
+    text = models.TextField(blank=True, default="")
+    size = models.PositiveBigIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)
+    total = models.PositiveIntegerField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    report = models.JSONField(null=True, blank=True)
+    error = models.TextField(blank=True, default="")
+    # Entries refused by validation: [{line, field, message}], nothing was imported.
+    problems = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [
+            models.Index(name="importjob_owner_created", fields=["owner", "-created_at"]),
+            models.Index(name="importjob_status", fields=["status", "heartbeat_at"]),
+        ]
+
+
 class EmbeddingCache(models.Model):
     """One owner's embedding of one text under one model, keyed by the hash of the three."""
 

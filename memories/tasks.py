@@ -86,3 +86,25 @@ def lifecycle_owner_run(self, owner_id: int, trigger: str = "manual") -> dict:
 
 def lifecycle_retry_countdown(retries: int) -> int:
     return min(1800, 30 * 2**retries)
+
+
+@shared_task(bind=True, base=BrokerTolerantTask, acks_late=True, max_retries=3)
+def import_job_task(self, job_id: str) -> str:
+    """One background import (memories.services.import_jobs); an unexpected error retries it with backoff."""
+    from memories.services.import_jobs import import_job_run
+
+    try:
+        return import_job_run(job_id=job_id)
+    except Exception as exc:
+        raise self.retry(exc=exc, countdown=min(300, 10 * 2**self.request.retries)) from exc
+
+
+@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+def import_jobs_sweep() -> int:
+    """Re-send import jobs whose message or worker was lost."""
+    from memories.services.import_jobs import import_job_dispatch, import_jobs_due
+
+    due = import_jobs_due()
+    for job_id in due:
+        import_job_dispatch(job_id=job_id)
+    return len(due)

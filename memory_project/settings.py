@@ -179,6 +179,9 @@ MAX_CONTENT_CHARS = env_int("MAX_CONTENT_CHARS", 32_000, minimum=100)
 MAX_BULK_TURNS = env_int("MAX_BULK_TURNS", 1000, minimum=1)
 MAX_TOP_K = env_int("MAX_TOP_K", 100, minimum=1)
 MAX_PAGE_SIZE = 500
+# Imports larger than this run as a background job with progress (the API answers 202 and the job
+# to poll); smaller ones run in their request. About 100 JSONL entries, a few seconds of work.
+MEMORY_IMPORT_SYNC_MAX_BYTES = env_int("MEMORY_IMPORT_SYNC_MAX_BYTES", 64 * 1024, minimum=0)
 
 # ---------------------------------------------------------------------------------------------
 # Embeddings
@@ -302,6 +305,8 @@ CELERY_BEAT_SCHEDULE = {
     "sessions-idle-end": {"task": "sessions.tasks.sessions_idle_end", "schedule": PERIODIC_SWEEP_SECONDS},
     # Webhook deliveries and Telegram updates whose message was lost (broker down, worker killed).
     "integrations-sweep": {"task": "integrations.tasks.integrations_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
+    # Background imports whose message or worker was lost.
+    "import-jobs-sweep": {"task": "memories.tasks.import_jobs_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     "lifecycle-nightly": {
         "task": "memories.tasks.lifecycle_nightly",
         "schedule": crontab(hour=LIFECYCLE_NIGHTLY_HOUR, minute=LIFECYCLE_NIGHTLY_MINUTE),

@@ -4,7 +4,13 @@ from rest_framework import serializers
 
 from memories.models import Category, Memory, MemoryEvent, Retention, Status
 from memories.selectors.retrieval import SCOPES
-from memory_project.api.fields import CleanCharField, ContentField, StrictJSONObjectField, StrictSerializer
+from memory_project.api.fields import (
+    CleanCharField,
+    ContentField,
+    SafeDateTimeField,
+    StrictJSONObjectField,
+    StrictSerializer,
+)
 
 
 @extend_schema_field(
@@ -38,8 +44,8 @@ class MemoryCreateInputSerializer(StrictSerializer):
     structured_data = StrictJSONObjectField(required=False, default=dict)
     confidence = serializers.FloatField(required=False, min_value=0, max_value=1, default=1.0)
     pinned = serializers.BooleanField(required=False, default=False)
-    observed_at = serializers.DateTimeField(required=False)
-    expires_at = serializers.DateTimeField(required=False)
+    observed_at = SafeDateTimeField(required=False)
+    expires_at = SafeDateTimeField(required=False)
 
 
 class MemoryUpdateInputSerializer(StrictSerializer):
@@ -49,7 +55,7 @@ class MemoryUpdateInputSerializer(StrictSerializer):
     strength = serializers.FloatField(required=False, min_value=0, max_value=1)
     confidence = serializers.FloatField(required=False, min_value=0, max_value=1)
     retention = serializers.ChoiceField(choices=Retention.choices, required=False)
-    expires_at = serializers.DateTimeField(required=False, allow_null=True)
+    expires_at = SafeDateTimeField(required=False, allow_null=True)
     status = serializers.ChoiceField(choices=Status.choices, required=False)
     pinned = serializers.BooleanField(required=False)
     subject = CleanCharField(max_length=200, required=False, allow_blank=True)
@@ -130,8 +136,8 @@ class SearchInputSerializer(StrictSerializer):
     )
     include_archived = serializers.BooleanField(required=False, default=True)
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
-    since = serializers.DateTimeField(required=False, allow_null=True, default=None)
-    until = serializers.DateTimeField(required=False, allow_null=True, default=None)
+    since = SafeDateTimeField(required=False, allow_null=True, default=None)
+    until = SafeDateTimeField(required=False, allow_null=True, default=None)
 
 
 class SourceRefSerializer(serializers.Serializer):

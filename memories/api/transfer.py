@@ -1,10 +1,10 @@
 """Import / export of the seed formats, and MEMORY.md / learnings.md as editable views."""
 
 from django.conf import settings
-from django.http import HttpResponse
+from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser, MultiPartParser
 from rest_framework.response import Response
@@ -12,6 +12,9 @@ from rest_framework.views import APIView
 
 from memories.api.views import actor_of
 from memories.formats.memory_json import FormatError
+from memories.models import ImportJob
+from memories.services.import_jobs import import_job_create, import_job_percent
+from memories.services.import_validation import ImportInvalid
 from memories.services.memory_md_edit import memory_md_apply, memory_md_get
 from memories.services.transfer import (
     EXPORT_CONTENT_TYPES,
@@ -23,6 +26,7 @@ from memories.services.transfer import (
 )
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
 from memory_project.exceptions import ServiceError
+from memory_project.pagination import StandardPagination
 
 DEFAULT_MAX_IMPORT_BYTES = 20 * 1024 * 1024
 
@@ -43,17 +47,57 @@ class AgentQuerySerializer(StrictSerializer):
     owner = CleanCharField(max_length=150, required=False)
 
 
+_BACKGROUND_HELP = (
+    "Run as a background job (202 and the job to poll). Imports above MEMORY_IMPORT_SYNC_MAX_BYTES always do; "
+    "false for such an import is refused."
+)
+
+
 class ImportJsonSerializer(StrictSerializer):
     content = CleanCharField(trim_whitespace=False, allow_blank=False)
     format = serializers.ChoiceField(choices=FORMATS, required=False, allow_null=True, default=None)
     name = CleanCharField(max_length=255, required=False, allow_blank=True, default="")
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
+    background = serializers.BooleanField(required=False, allow_null=True, default=None, help_text=_BACKGROUND_HELP)
 
 
 class ImportUploadSerializer(StrictSerializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=FORMATS, required=False, allow_null=True, default=None)
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
+    background = serializers.BooleanField(required=False, allow_null=True, default=None, help_text=_BACKGROUND_HELP)
+
+
+class ImportJobOutputSerializer(serializers.ModelSerializer):
+    percent = serializers.SerializerMethodField()
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ImportJob
+        fields = [
+            "id",
+            "status",
+            "format",
+            "name",
+            "agent",
+            "size",
+            "processed",
+            "total",
+            "percent",
+            "report",
+            "error",
+            "problems",
+            "created_at",
+            "started_at",
+            "finished_at",
+            "url",
+        ]
+
+    def get_percent(self, job) -> int:
+        return import_job_percent(job)
+
+    def get_url(self, job) -> str:
+        return f"/api/v1/import/jobs/{job.pk}/"
 
 
 _REPORT = inline_serializer(
@@ -86,12 +130,15 @@ class ImportApi(APIView):
             "application/json": ImportJsonSerializer,
             "multipart/form-data": ImportUploadSerializer,
         },
-        responses={200: _REPORT},
+        responses={200: _REPORT, 202: ImportJobOutputSerializer},
         description="Imports a MEMORY.md / learnings.md (seed 002), memory.json or a daily log (seed 004), a "
         "USER.md or our JSONL export, as a multipart upload (`file`, optional `format`, `agent`) or as JSON "
         "`{content, format?, name?, agent?}`. The format is detected from the file name or content when not "
         f"given ({', '.join(FORMATS)}). Every memory goes through the merge decision (duplicates reinforce, "
-        "changed values supersede); broken entries are skipped and listed in `warnings` with their line.",
+        "changed values supersede). Every entry passes the same validators as POST /api/v1/memories/: any bad entry "
+        "refuses the whole file with 400 `invalid_entries`, its problems listed with their line numbers in "
+        "`error.details.entries`, and nothing is imported. A file above MEMORY_IMPORT_SYNC_MAX_BYTES (or with "
+        "`background: true`) runs as a background job: 202 with the job, whose `url` reports its progress.",
     )
     def post(self, request):
         owner = request_owner(request)
@@ -119,13 +166,53 @@ class ImportApi(APIView):
                 )
             name = serializer.validated_data["name"]
         args = serializer.validated_data
+        large = len(text.encode()) > settings.MEMORY_IMPORT_SYNC_MAX_BYTES
+        if large and args["background"] is False:
+            raise ServiceError(
+                f"This import is larger than {settings.MEMORY_IMPORT_SYNC_MAX_BYTES} bytes: it runs as a "
+                "background job (leave out background, or set it to true).",
+                code="too_large",
+                status_code=413,
+            )
+        actor = actor_of(request)
+        if large or args["background"]:
+            job = import_job_create(
+                owner=owner, text=text, fmt=args["format"], name=name, agent=args["agent"], actor=actor
+            )
+            body = ImportJobOutputSerializer(job).data
+            return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
         try:
             report = memory_import_text(
-                owner=owner, text=text, fmt=args["format"], name=name, actor=actor_of(request), agent=args["agent"]
+                owner=owner, text=text, fmt=args["format"], name=name, actor=actor, agent=args["agent"]
             )
+        except ImportInvalid as exc:
+            raise ServiceError(f"Nothing was imported: {exc}", code="invalid_entries", details=exc.details()) from None
         except FormatError as exc:
             raise ServiceError(f"Cannot import {name or 'this content'}: {exc}", code="invalid_format") from None
         return Response(report.to_dict())
+
+
+class ImportJobListApi(APIView):
+    @extend_schema(responses=ImportJobOutputSerializer(many=True), description="The owner's import jobs, newest first.")
+    def get(self, request):
+        qs = ImportJob.objects.filter(owner=request_owner(request)).defer("text").order_by("-created_at", "id")
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(qs, request, view=self)
+        return paginator.get_paginated_response(ImportJobOutputSerializer(page, many=True).data)
+
+
+class ImportJobDetailApi(APIView):
+    @extend_schema(
+        responses=ImportJobOutputSerializer,
+        description="A background import: `status` (pending, running, done, failed), `processed` of `total` "
+        "entries and `percent` while it runs; the import report when done; `problems` (line, field, message) "
+        "when its entries were refused, in which case nothing was imported.",
+    )
+    def get(self, request, job_id):
+        job = ImportJob.objects.filter(owner=request_owner(request), pk=job_id).defer("text").first()
+        if job is None:
+            raise Http404
+        return Response(ImportJobOutputSerializer(job).data)
 
 
 class ExportQuerySerializer(StrictSerializer):

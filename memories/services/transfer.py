@@ -64,6 +64,14 @@ from memories.models import (
     Status,
 )
 from memories.services.decisions import memory_write
+from memories.services.import_validation import (
+    ImportInvalid,
+    ImportProblem,
+    import_json_problems,
+    import_progress_tick,
+    import_record_problems,
+    import_text_problems,
+)
 from memories.services.lifecycle import short_ids
 from memories.services.memories import memory_create, memory_event_record, memory_snapshot
 from memories.text import content_hash
@@ -441,10 +449,19 @@ def _state(memory: Memory) -> dict:
     return data
 
 
-def _write(*, owner, records: list[_Record], report: ImportReport, fmt: str, actor: str, agent: str | None) -> None:
+def _write(
+    *, owner, records: list[_Record], report: ImportReport, fmt: str, actor: str, agent: str | None, problems=()
+) -> None:
+    # The API's validators on every entry first: one bad entry refuses the file, nothing is written.
+    problems = list(problems)
+    for record in records:
+        problems += import_record_problems(record=record, agent=_agent_of(record, agent))
+    if problems:
+        raise ImportInvalid(problems)
     where = f"imported from {report.source} ({fmt})"
     created: dict = {}  # pk → record, for memories this import added
-    for record in records:
+    for done, record in enumerate(records, start=1):
+        import_progress_tick(done=done - 1, total=len(records))
         report.entries += 1
         namespace = _agent_of(record, agent)
         reason = f"{where}{', ' + record.origin if record.origin else ''}"
@@ -501,6 +518,7 @@ def _write(*, owner, records: list[_Record], report: ImportReport, fmt: str, act
         memory_event_record(
             memory=memory, event_type=EventType.IMPORT, actor=actor, before=before, after=_state(memory), reason=reason
         )
+    import_progress_tick(done=len(records), total=len(records))
 
 
 def _preserved(record: _Record, memory: Memory) -> dict:
@@ -548,6 +566,18 @@ def _write_inert(*, owner, record: _Record, report: ImportReport, actor: str, ag
     report.memory_ids.append(str(memory.pk))
 
 
+def _entry_problems(warnings, report: ImportReport) -> list[ImportProblem]:
+    """A parser's warnings: the entries it had to skip are bad entries (the file is refused with
+    them), the rest stay warnings on the report."""
+    problems = []
+    for warning in warnings:
+        if "skipped" in warning.message:
+            problems.append(ImportProblem(warning.line, "", warning.message))
+        else:
+            report.warn(warning.line, warning.message)
+    return problems
+
+
 def _category(report: ImportReport, line, name, *, content: str = "", context=None) -> str:
     mapped = category_from_seed(name, content=content, context=context)
     if mapped is None:
@@ -569,10 +599,7 @@ _ENTRY_HEADING = re.compile(r"^###\s+\[([^\]\s]+)\]")
 def _import_memory_md(*, owner, text, name, actor, agent, report: ImportReport) -> None:
     archive_below = _archive_below()
     parsed = parse_memory_md(text, archive_below=archive_below)
-    for warning in parsed.warnings:
-        report.warn(warning.line, warning.message)
-        if "skipped" in warning.message:
-            report.skipped += 1
+    problems = _entry_problems(parsed.warnings, report)
     heading_lines = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         match = _ENTRY_HEADING.match(raw)
@@ -601,15 +628,12 @@ def _import_memory_md(*, owner, text, name, actor, agent, report: ImportReport) 
                 },
             )
         )
-    _write(owner=owner, records=records, report=report, fmt=report.format, actor=actor, agent=agent)
+    _write(owner=owner, records=records, report=report, fmt=report.format, actor=actor, agent=agent, problems=problems)
 
 
 def _import_memory_json(*, owner, text, name, actor, agent, report: ImportReport) -> None:
     parsed = parse_memory_json(text)
-    for warning in parsed.warnings:
-        report.warn(warning.line, warning.message)
-        if "skipped" in warning.message:
-            report.skipped += 1
+    problems = _entry_problems(parsed.warnings, report)
     records = []
     for entry in parsed.entries:
         extra = entry.extra
@@ -650,7 +674,8 @@ def _import_memory_json(*, owner, text, name, actor, agent, report: ImportReport
                 preserve=preserve,
             )
         )
-    _write(owner=owner, records=records, report=report, fmt="memory-json", actor=actor, agent=agent)
+    problems += import_text_problems(name="rolling_summary", value=parsed.rolling_summary)
+    _write(owner=owner, records=records, report=report, fmt="memory-json", actor=actor, agent=agent, problems=problems)
     if parsed.rolling_summary:
         CoreMemory.objects.update_or_create(
             owner=owner, agent=agent or "", defaults={"rolling_summary": parsed.rolling_summary}
@@ -677,23 +702,22 @@ _JSONL_PRESERVED_TIMES = ("created_at", "last_reinforced_at", "last_accessed_at"
 
 
 def _import_jsonl(*, owner, text, name, actor, agent, report: ImportReport) -> None:
-    records = []
+    # Our own format: a line that cannot be restored exactly is a bad entry, not one to skip.
+    records, problems = [], []
     for number, raw in enumerate(text.lstrip("\ufeff").splitlines(), start=1):
         if not raw.strip():
             continue
         try:
             item = json.loads(raw)
         except (ValueError, RecursionError):
-            report.skipped += 1
-            report.warn(number, "line skipped: not valid JSON")
+            problems.append(ImportProblem(number, "", "not valid JSON"))
             continue
         parsed = _jsonl_record(item, number, report)
         if isinstance(parsed, str):
-            report.skipped += 1
-            report.warn(number, f"line skipped: {parsed}")
+            problems.append(ImportProblem(number, "", parsed))
         else:
             records.append(parsed)
-    _write(owner=owner, records=records, report=report, fmt="jsonl", actor=actor, agent=agent)
+    _write(owner=owner, records=records, report=report, fmt="jsonl", actor=actor, agent=agent, problems=problems)
 
 
 def _unit(item: dict, key: str, default=None):
@@ -851,10 +875,7 @@ def _import_daily_log(*, owner, text, name, actor, agent, report: ImportReport) 
         raise FormatError(
             "a daily log needs its day: name the file YYYY-MM-DD.md / .json, or put the date in its first heading"
         )
-    for warning in log.warnings:
-        report.warn(warning.line, warning.message)
-        if "skipped" in warning.message:
-            report.skipped += 1
+    problems = _entry_problems(log.warnings, report)
     namespace = agent or ""
     imported_from = f"import:{name or 'daily-log'}"
     rows = []
@@ -869,6 +890,10 @@ def _import_daily_log(*, owner, text, name, actor, agent, report: ImportReport) 
         row.update({k: v for k, v in entry.extra.items() if k not in row})
         rows.append(row)
         records += _noteworthy(entry, observed, report)
+    for row, entry in zip(rows, log.entries):
+        problems += import_json_problems(line=entry.line, name="entry", value=row)
+    if problems:
+        raise ImportInvalid(problems)
     digest, created = DailyDigest.objects.select_for_update().get_or_create(owner=owner, agent=namespace, day=log.day)
     if digest.entries_purged_at is not None:
         report.warn(None, f"the digest of {log.day} was purged already; its lines were not added back")

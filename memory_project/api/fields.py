@@ -1,5 +1,7 @@
 """Strict serializer building blocks shared by every API: unknown fields, NUL bytes and unstorable JSON are refused."""
 
+from datetime import UTC
+
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.http import Http404
@@ -12,7 +14,32 @@ class CleanCharField(serializers.CharField):
             raise serializers.ValidationError("Must be a string.")
         if "\x00" in data:
             raise serializers.ValidationError("NUL bytes are not allowed in text.")
+        if _has_surrogate(data):
+            # PostgreSQL text holds UTF-8 only; a lone surrogate (JSON "\ud800") cannot be stored.
+            raise serializers.ValidationError("Surrogate characters are not allowed in text.")
         return super().to_internal_value(data)
+
+
+def _has_surrogate(text: str) -> bool:
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+class SafeDateTimeField(serializers.DateTimeField):
+    """A timestamp PostgreSQL and Python can both hold: years 1 to 9999 once converted to UTC
+    (`0001-01-01T00:00:00+14:00` is year 0 in UTC and overflowed into a 500)."""
+
+    def to_internal_value(self, value):
+        try:
+            parsed = super().to_internal_value(value)
+            in_utc = parsed.astimezone(UTC) if parsed.tzinfo else parsed
+        except (OverflowError, ValueError):
+            raise serializers.ValidationError("Timestamp out of range: years 1 to 9999 (UTC) only.") from None
+        if not MIN_YEAR <= in_utc.year <= MAX_YEAR:
+            raise serializers.ValidationError("Timestamp out of range: years 1 to 9999 (UTC) only.")
+        return parsed
+
+
+MIN_YEAR, MAX_YEAR = 1, 9999
 
 
 class ContentField(CleanCharField):

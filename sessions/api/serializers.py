@@ -5,6 +5,7 @@ from rest_framework import serializers
 from memory_project.api.fields import (
     CleanCharField,
     ContentField,
+    SafeDateTimeField,
     StrictJSONField,
     StrictJSONObjectField,
     StrictSerializer,
@@ -56,7 +57,7 @@ class TurnInputSerializer(StrictSerializer):
     role = serializers.ChoiceField(choices=Role.choices)
     content = ContentField()
     speaker = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
-    created_at = serializers.DateTimeField(required=False)
+    created_at = SafeDateTimeField(required=False)
     metadata = StrictJSONObjectField(required=False, default=dict)
     tool_name = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
     tool_calls = StrictJSONField(required=False, allow_null=True, default=None)
@@ -118,7 +119,7 @@ class RecentCompletionSerializer(StrictSerializer):
     """One finished task: the context block prints its task and the date it was completed."""
 
     task = CleanCharField(max_length=500)
-    completed_at = serializers.DateTimeField(required=False)
+    completed_at = SafeDateTimeField(required=False)
 
     def validate(self, attrs):
         # Stored in a JSON column, read back as text by the context builder.

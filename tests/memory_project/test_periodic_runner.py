@@ -30,6 +30,7 @@ def test_the_runner_uses_the_beat_schedule():
         "extraction-jobs-sweep",
         "sessions-idle-end",
         "integrations-sweep",
+        "import-jobs-sweep",
         "lifecycle-nightly",
     }
     assert runner.entries["integrations-sweep"]["task"] == "integrations.tasks.integrations_sweep"

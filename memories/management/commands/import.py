@@ -7,6 +7,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.formats.memory_json import FormatError
+from memories.management.progress import import_progress_bar
 from memories.services.transfer import FORMATS, memory_import
 
 
@@ -38,9 +39,10 @@ class Command(BaseCommand):
             except User.DoesNotExist:
                 raise CommandError(f"no such user: {owner} (pass --create-owner to create it)") from None
         try:
-            report = memory_import(
-                owner=user, path_or_text=target, fmt=format, actor=f"cli:import:{user.get_username()}", agent=agent
-            )
+            with import_progress_bar(self.stderr):
+                report = memory_import(
+                    owner=user, path_or_text=target, fmt=format, actor=f"cli:import:{user.get_username()}", agent=agent
+                )
         except FormatError as exc:
             raise CommandError(f"cannot import {target}: {exc}") from None
         if as_json:

@@ -22,6 +22,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Avg, Count
 from django.utils import timezone
 
+from memories.management.progress import import_progress_bar
 from memories.models import Memory, Status
 from memories.selectors.retrieval import SCOPES, memory_search
 from memories.services.embeddings import embedding_get_many
@@ -328,7 +329,8 @@ class Command(BaseCommand):
         if not source.exists():
             raise CommandError(f"no such file: {path}")
         try:
-            report = memory_import(owner=owner, path_or_text=source, fmt=fmt, actor=self._actor())
+            with import_progress_bar(self.stderr):
+                report = memory_import(owner=owner, path_or_text=source, fmt=fmt, actor=self._actor())
         except FormatError as exc:
             raise CommandError(f"cannot import {path}: {exc}") from None
         self.stdout.write(f"Imported {report.source} ({report.format}) for {owner.get_username()}")

@@ -7,6 +7,7 @@ import pytest
 from memories.formats.categories import category_from_seed
 from memories.formats.memory_json import FormatError
 from memories.models import CoreMemory, DailyDigest, Memory, MemoryEvent
+from memories.services.import_validation import ImportInvalid
 from memories.services.transfer import memory_import, memory_import_text
 
 pytestmark = pytest.mark.django_db
@@ -59,7 +60,7 @@ def test_every_imported_memory_says_in_its_history_where_it_came_from(user, seed
         assert events[1].after["strength"] == pytest.approx(memory.strength)
 
 
-def test_broken_memory_md_entries_are_skipped_with_their_line_numbers(user):
+def test_broken_memory_md_entries_refuse_the_file_with_their_line_numbers(user):
     # given a MEMORY.md with a heading missing a field and a score out of range between good entries
     text = "\n".join(
         [
@@ -82,17 +83,14 @@ def test_broken_memory_md_entries_are_skipped_with_their_line_numbers(user):
     )
 
     # when it is imported
-    report = memory_import_text(owner=user, text=text, name="MEMORY.md", actor=ACTOR)
+    with pytest.raises(ImportInvalid) as refused:
+        memory_import_text(owner=user, text=text, name="MEMORY.md", actor=ACTOR)
 
-    # then the good entries are memories (experience is a skill), the broken ones are reported by line
-    assert {m.content: m.category for m in Memory.objects.filter(owner=user)} == {
-        "The user likes tea": "preference",
-        "Restart nginx after changing its config": "skill",
-    }
-    assert (report.added, report.skipped) == (2, 2)
-    assert [w.line for w in report.warnings] == [8, 11]
-    assert "expected 4 fields" in report.warnings[0].message
-    assert "outside [0, 1]" in report.warnings[1].message
+    # then the broken entries are reported by line and nothing is imported, the good entries included
+    assert [p.line for p in refused.value.problems] == [8, 11]
+    assert "expected 4 fields" in refused.value.problems[0].message
+    assert "outside [0, 1]" in refused.value.problems[1].message
+    assert Memory.objects.filter(owner=user).count() == 0
 
 
 def test_seed_004_memory_json_imports_with_mapped_categories_salience_and_timestamps(user, seed_memory_json):
@@ -155,21 +153,20 @@ def test_seed_category_names_map_as_design_section_3_says(name, content, context
 
 
 def test_memory_json_of_every_seed_004_category(user):
-    # given one memory of each of seed 004's six categories (and one broken entry)
+    # given one memory of each of seed 004's six categories
     text = """{"version": 2, "memories": [
       {"id": "1", "category": "preferences", "content": "Likes window seats", "salience": 0.7},
       {"id": "2", "category": "facts", "content": "The API lives at api.example.com", "salience": 0.6},
       {"id": "3", "category": "tasks", "content": "Prepare the demo for Wednesday", "salience": 0.8},
       {"id": "4", "category": "reflections", "content": "Short answers work better in the morning"},
       {"id": "5", "category": "procedural", "content": "terminal scripts fail with bash syntax on Windows"},
-      {"id": "6", "category": "general", "content": "Has a cat named Miso"},
-      {"id": "7", "category": "facts", "salience": 0.4}
+      {"id": "6", "category": "general", "content": "Has a cat named Miso"}
     ]}"""
 
     # when it is imported
     report = memory_import_text(owner=user, text=text, name="memory.json", actor=ACTOR)
 
-    # then each maps to our category, salience to importance, and the broken one is reported by line
+    # then each maps to our category, salience to importance
     assert {m.content: (m.category, m.importance) for m in Memory.objects.filter(owner=user)} == {
         "Likes window seats": ("preference", pytest.approx(0.7)),
         "The API lives at api.example.com": ("fact", pytest.approx(0.6)),
@@ -178,8 +175,20 @@ def test_memory_json_of_every_seed_004_category(user):
         "terminal scripts fail with bash syntax on Windows": ("error", pytest.approx(0.6)),
         "Has a cat named Miso": ("fact", pytest.approx(0.6)),
     }
-    assert (report.added, report.skipped) == (6, 1)
-    assert [(w.line, w.message) for w in report.warnings] == [(8, "memory #7 skipped: no content")]
+    assert (report.added, report.skipped, report.warnings) == (6, 0, [])
+
+
+def test_a_memory_json_entry_without_content_refuses_the_file_by_its_line(user):
+    text = """{"version": 2, "memories": [
+      {"id": "1", "category": "facts", "content": "Has a cat named Miso"},
+      {"id": "2", "category": "facts", "salience": 0.4}
+    ]}"""
+
+    with pytest.raises(ImportInvalid) as refused:
+        memory_import_text(owner=user, text=text, name="memory.json", actor=ACTOR)
+
+    assert [(p.line, p.message) for p in refused.value.problems] == [(3, "memory #2 skipped: no content")]
+    assert Memory.objects.filter(owner=user).count() == 0
 
 
 def test_seed_004_daily_log_fills_the_digest_and_writes_its_noteworthy_lines(user, seed_daily_log):
