@@ -61,7 +61,7 @@ def erasure_hooks_run(context: ErasureContext) -> None:
         hook(context=context)
 
 
-# --- the embedding cache: shared rows, removed only when no one else produced the text ----------
+# --- the embedding cache: the owner's rows, kept only while another of the owner's rows has the text --
 
 
 def _owner_texts(context: ErasureContext) -> set[str]:
@@ -86,19 +86,24 @@ def _owner_texts(context: ErasureContext) -> set[str]:
 
 
 def _shared_texts(context: ErasureContext, texts: set[str]) -> set[str]:
-    """Those of `texts` that rows outside this erasure also hold (another owner, another agent)."""
+    """Those of `texts` that the owner's rows outside this erasure also hold (another agent, another
+    memory). The cache is scoped by owner, so other owners' rows never keep this owner's entries."""
     from memories.text import content_hash
 
     memory_model = apps.get_model("memories.Memory")
     turn_model = apps.get_model("chat_sessions.ConversationTurn")
     by_hash = {content_hash(t): t for t in texts}
     shared = set()
-    kept_memories = memory_model._base_manager.exclude(pk__in=context.erased("memories.Memory").values("pk"))
+    kept_memories = memory_model._base_manager.filter(owner_id=context.owner_id).exclude(
+        pk__in=context.erased("memories.Memory").values("pk")
+    )
     for start in range(0, len(by_hash), 5000):
         chunk = list(by_hash)[start : start + 5000]
         for found in kept_memories.filter(content_hash__in=chunk).values_list("content_hash", flat=True):
             shared.add(by_hash[found])
-    kept_turns = turn_model._base_manager.exclude(pk__in=context.erased("chat_sessions.ConversationTurn").values("pk"))
+    kept_turns = turn_model._base_manager.filter(owner_id=context.owner_id).exclude(
+        pk__in=context.erased("chat_sessions.ConversationTurn").values("pk")
+    )
     for start in range(0, len(texts), 5000):
         chunk = sorted(texts)[start : start + 5000]
         shared.update(kept_turns.filter(content__in=chunk).values_list("content", flat=True))
@@ -113,13 +118,15 @@ def _embedding_cache(*, context: ErasureContext) -> None:
     if not texts:
         return
     texts -= _shared_texts(context, texts)
-    # The cache is keyed by a hash of model and text; every model that ever wrote to it is tried.
+    # The cache is keyed by a hash of model, owner and text; every model that ever wrote to it is tried.
     model_names = list(EmbeddingCache.objects.values_list("model", flat=True).distinct())
-    keys = [_key(name, text) for name in model_names for text in texts]
-    deleted = 0
-    for start in range(0, len(keys), 5000):
-        deleted += EmbeddingCache.objects.filter(key__in=keys[start : start + 5000])._raw_delete("default")
-    context.count("memories.EmbeddingCache", deleted)
+    keys = [_key(name, context.owner_id, text) for name in model_names for text in texts]
+    if context.plan.partial:
+        # A whole owner's rows are reached by the plan through EmbeddingCache.owner; part of them here.
+        deleted = 0
+        for start in range(0, len(keys), 5000):
+            deleted += EmbeddingCache.objects.filter(key__in=keys[start : start + 5000])._raw_delete("default")
+        context.count("memories.EmbeddingCache", deleted)
 
     def forget_in_process():
         from memories.services import embeddings

@@ -18,8 +18,8 @@ def _written(api, content: str) -> str:
     return response.json()["id"]
 
 
-def _cache_rows(text: str) -> int:
-    return EmbeddingCache.objects.filter(key__in=[_key(m, normalize(text)) for m in ("hashing",)]).count()
+def _cache_rows(owner, text: str) -> int:
+    return EmbeddingCache.objects.filter(key__in=[_key(m, owner.pk, normalize(text)) for m in ("hashing",)]).count()
 
 
 def test_purge_removes_the_memory_its_history_and_quotes(api, user, django_capture_on_commit_callbacks):
@@ -37,7 +37,9 @@ def test_purge_removes_the_memory_its_history_and_quotes(api, user, django_captu
     )  # fmt: skip
     CoreMemory.objects.create(owner=user, memory_md="### [ab12] fact\nMy passport number is X1234567\n\nI like tea")
     assert MemoryEvent.objects.filter(memory_id=memory_id).count() == 2
-    cache_key = _key(EmbeddingCache.objects.values_list("model", flat=True).first(), "My passport number is X1234567")
+    cache_key = _key(
+        EmbeddingCache.objects.values_list("model", flat=True).first(), user.pk, "My passport number is X1234567"
+    )
     assert EmbeddingCache.objects.filter(key=cache_key).exists()
 
     # when it is deleted with purge=true
@@ -73,15 +75,18 @@ def test_delete_without_purge_forgets_and_keeps_the_history(api):
 
 
 def test_purge_keeps_a_cached_embedding_another_memory_still_uses(api, user, other_user):
-    # given the same text as a memory of another owner
+    # given the same text as a memory of the owner's other agent, and as another owner's memory
     memory_id = _written(api, "I like green tea")
+    memory_create(owner=user, content="I like green tea", actor="test", agent="travel")
     memory_create(owner=other_user, content="I like green tea", actor="test")
-    cache_key = _key(EmbeddingCache.objects.values_list("model", flat=True).first(), "I like green tea")
+    model = EmbeddingCache.objects.values_list("model", flat=True).first()
 
     api.delete(f"/api/v1/memories/{memory_id}/?purge=true")
 
+    # then the owner's entry stays for the other agent's memory, and the other owner's is their own
     assert not Memory.objects.filter(pk=memory_id).exists()
-    assert EmbeddingCache.objects.filter(key=cache_key).exists()
+    assert EmbeddingCache.objects.filter(key=_key(model, user.pk, "I like green tea")).exists()
+    assert EmbeddingCache.objects.filter(key=_key(model, other_user.pk, "I like green tea")).exists()
 
 
 def test_purge_of_another_owners_memory_is_a_404_and_changes_nothing(api, other_user):

@@ -32,6 +32,7 @@ def world(settings, tmp_path):
     settings.OPENAI_API_KEY = ""
     settings.TELEGRAM_WEBHOOK_SECRET = TELEGRAM_SECRET
     settings.WEBHOOK_EAGER_IN_BACKGROUND = False
+    settings.WEBHOOK_ALLOWED_NETWORKS = ["127.0.0.1/32"]  # the local receiver
     settings.WEBHOOK_RETRY_BASE_SECONDS = 0
     settings.MEMORY_EXPORT_DIR = str(tmp_path / "exports")
     with FakeTelegramServer() as bot, WebhookReceiver(secret=WEBHOOK_SECRET) as receiver:
@@ -45,9 +46,9 @@ def world(settings, tmp_path):
         yield {"alice": alice, "bob": bob, "alice_api": alice_api, "bob_api": bob_api, "exports": tmp_path / "exports"}
 
 
-def _cache_key(text: str) -> str:
+def _cache_key(owner, text: str) -> str:
     model = EmbeddingCache.objects.values_list("model", flat=True).first()
-    return _key(model, normalize(text))
+    return _key(model, owner.pk, normalize(text))
 
 
 def _files(folder) -> list:
@@ -103,9 +104,9 @@ def test_erasure_removes_every_row_file_and_key_of_the_owner_and_nothing_else(wo
     alice_files, bob_files = _files(alice_exports), _files(bob_exports)
     assert len(alice_files) >= 3 and len(bob_files) >= 3
     own_text = "Remember that my sister Ana lives in Porto. (a)"
-    alice_key = _cache_key(turn_embedding_text("", own_text))
-    shared_key = _cache_key(SHARED_TEXT)
-    bob_key = _cache_key(turn_embedding_text("", "Remember that my sister Ana lives in Porto. (b)"))
+    alice_key = _cache_key(alice, turn_embedding_text("", own_text))
+    shared_key = _cache_key(bob, SHARED_TEXT)
+    bob_key = _cache_key(bob, turn_embedding_text("", "Remember that my sister Ana lives in Porto. (b)"))
     assert EmbeddingCache.objects.filter(key__in=[alice_key, bob_key]).count() == 2
     cache_rows = EmbeddingCache.objects.count()
     pending_updates = TelegramUpdate.objects.filter(payload__message__from__id=111).count()
