@@ -11,6 +11,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from memories.consumers import ApiKeyAuthMiddleware, origin_validated  # noqa: E402
 from memories.mcp.http import McpHttpApp, mcp_path  # noqa: E402
+from memory_project.proxies import TrustedProxyMiddleware  # noqa: E402
 from memory_project.routing import websocket_urlpatterns  # noqa: E402
 
 mcp_app = McpHttpApp()
@@ -24,11 +25,13 @@ async def http_app(scope, receive, send):
         await django_asgi_app(scope, receive, send)
 
 
-application = ProtocolTypeRouter(
-    {
-        "http": http_app,
-        # uvicorn sends a lifespan (daphne does not): it starts and stops the MCP session manager.
-        "lifespan": mcp_app,
-        "websocket": origin_validated(AuthMiddlewareStack(ApiKeyAuthMiddleware(URLRouter(websocket_urlpatterns)))),
-    }
+application = TrustedProxyMiddleware(
+    ProtocolTypeRouter(
+        {
+            "http": http_app,
+            # uvicorn sends a lifespan (daphne does not): it starts and stops the MCP session manager.
+            "lifespan": mcp_app,
+            "websocket": origin_validated(AuthMiddlewareStack(ApiKeyAuthMiddleware(URLRouter(websocket_urlpatterns)))),
+        }
+    )
 )

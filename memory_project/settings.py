@@ -35,6 +35,25 @@ if not SECRET_KEY:
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "[::1]", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
+# Production behind HTTPS (README, "Production"): all off by default so `make run` works on plain
+# http://127.0.0.1; `manage.py check --deploy` is clean with them set.
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0, minimum=0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", False)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", False)
+# Load balancers probe health over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^readyz$"]
+# Reverse proxies whose X-Forwarded-For / X-Forwarded-Proto are believed (addresses or networks,
+# e.g. "127.0.0.1,10.0.0.0/8"); from anyone else the headers are ignored (memory_project/proxies.py).
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    try:
+        ipaddress.ip_network(_proxy, strict=False)
+    except ValueError:
+        raise ImproperlyConfigured(f"TRUSTED_PROXIES: {_proxy!r} is not an address or network") from None
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
@@ -50,6 +69,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "channels",
+    "axes",
     "memories.apps.MemoriesConfig",
     "sessions.apps.ChatSessionsConfig",
     "dashboard.apps.DashboardConfig",
@@ -68,6 +88,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "analytics.middleware.RequestAnalyticsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "memory_project.urls"
@@ -162,7 +184,48 @@ REST_FRAMEWORK = {
     "EXCEPTION_HANDLER": "memory_project.exceptions.api_exception_handler",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+    "DEFAULT_THROTTLE_CLASSES": ["memory_project.throttling.ApiKeyRateThrottle"],
+    # The client address is REMOTE_ADDR (set from a trusted proxy's X-Forwarded-For by
+    # memory_project.proxies), never X-Forwarded-For as a client sent it.
+    "NUM_PROXIES": 0,
 }
+# Rate limits (memory_project/throttling.py). The defaults stop guessing and runaway clients, not
+# honest heavy use; THROTTLE_ENABLED=0 lifts them for benches and fuzzing.
+THROTTLE_ENABLED = env_bool("THROTTLE_ENABLED", True)
+API_KEY_THROTTLE_RATE = env_str("API_KEY_THROTTLE_RATE", "60000/min")
+API_AUTH_FAILURE_RATE = env_str("API_AUTH_FAILURE_RATE", "20/min")
+for _name, _rate in (
+    ("API_KEY_THROTTLE_RATE", API_KEY_THROTTLE_RATE),
+    ("API_AUTH_FAILURE_RATE", API_AUTH_FAILURE_RATE),
+):
+    if not re.fullmatch(r"[1-9]\d*/(s|sec|m|min|h|hour|d|day)", _rate):
+        raise ImproperlyConfigured(f"{_name} must be a rate such as 100/min or 5/s, got {_rate!r}")
+# Counters live in Redis when there is one (shared by every process), in the process otherwise.
+THROTTLE_CACHE = "throttle"
+CACHES = {
+    "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    THROTTLE_CACHE: (
+        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env_str("REDIS_URL")}
+        if env_str("REDIS_URL")
+        else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}
+    ),
+}
+
+# Dashboard and admin login lockout (django-axes): after LOGIN_FAILURE_LIMIT wrong passwords for one
+# username from one address, that pair is locked out for LOGIN_LOCKOUT_MINUTES (429).
+AXES_ENABLED = env_bool("LOGIN_LOCKOUT_ENABLED", True)
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = env_float("LOGIN_LOCKOUT_MINUTES", 15, minimum=0.1) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "memory_project.throttling.login_client_address"
+# Failed attempts are what a lockout needs; a row per successful login would only grow.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 SPECTACULAR_SETTINGS = {
     "TITLE": "Agent Memory Service API",
     "DESCRIPTION": "Long-term memory for LLM agents: sessions, turns, memories, hybrid search, context.",

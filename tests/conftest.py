@@ -20,6 +20,16 @@ def search_worker_connections(django_db_setup, django_db_blocker):
 
 
 @pytest.fixture(autouse=True)
+def fresh_rate_limits():
+    """Rate-limit counters live in the process (no Redis): each test starts with none."""
+    from django.core.cache import caches
+
+    caches["throttle"].clear()
+    yield
+    caches["throttle"].clear()
+
+
+@pytest.fixture(autouse=True)
 def quick_password_hashing(settings):
     """Speed only: PBKDF2 made every UserFactory call cost half a second. Tests whose users log in
     to a server subprocess hash with PBKDF2 themselves (tests/dashboard/test_browser.py)."""

@@ -3,10 +3,28 @@ from rest_framework import authentication, exceptions
 
 from memories.models import ApiKey
 from memories.services.api_keys import api_key_hash
+from memory_project.throttling import auth_failure_record, auth_failure_wait
 
 
 class ApiKeyAuthentication(authentication.TokenAuthentication):
-    """`Authorization: Token <key>`; keys are looked up by their SHA-256 digest."""
+    """`Authorization: Token <key>`; keys are looked up by their SHA-256 digest.
+
+    A client address that presented too many wrong keys (API_AUTH_FAILURE_RATE) gets 429 until its
+    window ends, before any lookup: keys cannot be guessed at speed.
+    """
+
+    def authenticate(self, request):
+        auth = authentication.get_authorization_header(request).split()
+        if not auth or auth[0].lower() != self.keyword.lower().encode():
+            return None
+        wait = auth_failure_wait(request)
+        if wait is not None:
+            raise exceptions.Throttled(wait=wait, detail="Too many failed authentication attempts.")
+        try:
+            return super().authenticate(request)
+        except exceptions.AuthenticationFailed:
+            auth_failure_record(request)
+            raise
 
     def authenticate_credentials(self, key):
         try:

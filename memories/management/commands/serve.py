@@ -51,7 +51,9 @@ class Command(BaseCommand):
             periodic_runner_start()
         from daphne.cli import CommandLineInterface
 
-        CommandLineInterface().run(["-b", host, "-p", str(port), "--proxy-headers", "memory_project.asgi:application"])
+        # No --proxy-headers: it trusts X-Forwarded-For from any client. Behind a reverse proxy, list it
+        # in TRUSTED_PROXIES (memory_project/proxies.py reads the headers from it alone).
+        CommandLineInterface().run(["-b", host, "-p", str(port), "memory_project.asgi:application"])
 
     def _demo_credentials(self) -> tuple[str, str]:
         """Credentials kept in the git-ignored data folder, so every start prints the same ones."""
