@@ -15,6 +15,7 @@ from memories.models import (
     MemorySource,
     Status,
 )
+from memories.services.api_keys import api_key_revoke
 from memories.services.memories import memory_update
 
 
@@ -162,6 +163,13 @@ class ApiKeyAdmin(admin.ModelAdmin):
     search_fields = ("prefix", "name", "owner__username")
     readonly_fields = ("prefix", "key_hash", "created_at", "last_used_at")
     raw_id_fields = ("owner",)
+    actions = ["revoke"]
+
+    @admin.action(description="Revoke (closes its open WebSockets)")
+    def revoke(self, request, queryset):
+        for key in queryset.filter(revoked_at__isnull=True):
+            api_key_revoke(key=key)
+        messages.success(request, "Revoked.")
 
 
 @admin.register(CoreMemory)

@@ -8,7 +8,10 @@ class MemoriesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
-        from memories import checks  # noqa: F401  (registers system checks)
+        from memories import (
+            checks,  # noqa: F401  (registers system checks)
+            signals,  # noqa: F401  (a revoked key closes its WebSockets)
+        )
 
         # What is loaded by now (Django, the apps, their libraries: a few hundred thousand objects)
         # lives as long as the process. Frozen, the collector stops walking it on every full

@@ -12,13 +12,14 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
-from memory_project.events import STAFF_GROUP, owner_group
+from memory_project.events import STAFF_GROUP, api_key_group, owner_group
 
 CLOSE_UNAUTHENTICATED = 4401
 
 
 @database_sync_to_async
 def _user_for_key(raw_key: str):
+    """(owner, key id) for a valid key, (AnonymousUser, None) otherwise."""
     from memories.models import ApiKey
     from memories.services.api_keys import api_key_hash
 
@@ -26,8 +27,15 @@ def _user_for_key(raw_key: str):
         ApiKey.objects.select_related("owner").filter(key_hash=api_key_hash(raw_key), revoked_at__isnull=True).first()
     )
     if api_key is None or not api_key.owner.is_active:
-        return AnonymousUser()
-    return api_key.owner
+        return AnonymousUser(), None
+    return api_key.owner, api_key.pk
+
+
+@database_sync_to_async
+def _key_still_valid(key_id) -> bool:
+    from memories.models import ApiKey
+
+    return ApiKey.objects.filter(pk=key_id, revoked_at__isnull=True, owner__is_active=True).exists()
 
 
 def _token_from_scope(scope) -> str | None:
@@ -52,7 +60,8 @@ class ApiKeyAuthMiddleware:
     async def __call__(self, scope, receive, send):
         token = _token_from_scope(scope)
         if token is not None:
-            scope = dict(scope, user=await _user_for_key(token))
+            user, key_id = await _user_for_key(token)
+            scope = dict(scope, user=user, api_key_id=key_id)
         return await self.app(scope, receive, send)
 
 
@@ -84,8 +93,17 @@ class EventConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_UNAUTHENTICATED)
             return
         self.event_groups = [STAFF_GROUP] if user.is_staff else [owner_group(user.pk)]
+        key_id = self.scope.get("api_key_id")
+        if key_id is not None:
+            # Revoking the key closes this socket (memories/signals.py sends to this group).
+            self.event_groups.append(api_key_group(key_id))
         for group in self.event_groups:
             await self.channel_layer.group_add(group, self.channel_name)
+        if key_id is not None and not await _key_still_valid(key_id):
+            # Revoked between the lookup and joining its group: that revocation's message was missed.
+            await self.accept()
+            await self.close(code=CLOSE_UNAUTHENTICATED)
+            return
         await self.accept()
 
     async def disconnect(self, code):
@@ -94,6 +112,9 @@ class EventConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive_json(self, content, **kwargs):
         """The feed is one-way; anything a client sends is ignored."""
+
+    async def api_key_revoked(self, message):
+        await self.close(code=CLOSE_UNAUTHENTICATED)
 
     async def event_message(self, message):
         event = dict(message["event"])

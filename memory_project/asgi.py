@@ -11,6 +11,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from memories.consumers import ApiKeyAuthMiddleware, origin_validated  # noqa: E402
 from memories.mcp.http import McpHttpApp, mcp_path  # noqa: E402
+from memory_project.limits import UriTooLongMiddleware  # noqa: E402
 from memory_project.proxies import TrustedProxyMiddleware  # noqa: E402
 from memory_project.routing import websocket_urlpatterns  # noqa: E402
 
@@ -26,12 +27,16 @@ async def http_app(scope, receive, send):
 
 
 application = TrustedProxyMiddleware(
-    ProtocolTypeRouter(
-        {
-            "http": http_app,
-            # uvicorn sends a lifespan (daphne does not): it starts and stops the MCP session manager.
-            "lifespan": mcp_app,
-            "websocket": origin_validated(AuthMiddlewareStack(ApiKeyAuthMiddleware(URLRouter(websocket_urlpatterns)))),
-        }
+    UriTooLongMiddleware(
+        ProtocolTypeRouter(
+            {
+                "http": http_app,
+                # uvicorn sends a lifespan (daphne does not): it starts and stops the MCP session manager.
+                "lifespan": mcp_app,
+                "websocket": origin_validated(
+                    AuthMiddlewareStack(ApiKeyAuthMiddleware(URLRouter(websocket_urlpatterns)))
+                ),
+            }
+        )
     )
 )

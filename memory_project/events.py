@@ -14,6 +14,28 @@ def owner_group(owner_id) -> str:
     return f"events.owner.{owner_id}"
 
 
+def api_key_group(key_id) -> str:
+    """The WebSockets opened with one API key (closed when it is revoked)."""
+    return f"events.apikey.{key_id}"
+
+
+def api_key_sockets_close(*, key_id) -> None:
+    """After commit, close every WebSocket opened with this key, in every process (channel layer)."""
+
+    def send():
+        from channels.layers import get_channel_layer
+
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        try:
+            async_to_sync(layer.group_send)(api_key_group(key_id), {"type": "api.key.revoked"})
+        except Exception:
+            logger.warning("could not close the sockets of API key %s", key_id, exc_info=True)
+
+    transaction.on_commit(send)
+
+
 # Other apps (webhooks) hear every event through these, called like the rules: inside the caller's
 # transaction, so what they record commits or rolls back with the change.
 _listeners: list = []

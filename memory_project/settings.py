@@ -132,6 +132,11 @@ LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"
 
+# CSRF refusals on the dashboard's JSON endpoints are JSON in the API's error shape too.
+CSRF_FAILURE_VIEW = "memory_project.health.csrf_failure"
+# Longer request targets (path and query) are refused with 414 (memory_project/limits.py).
+MAX_URL_BYTES = env_int("MAX_URL_BYTES", 8192, minimum=256)
+
 # Request bodies: the bulk turn endpoint takes 1,000 turns, so the cap is generous but finite.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("MAX_REQUEST_BYTES", 8 * 1024 * 1024, minimum=1024)
 

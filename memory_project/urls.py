@@ -65,5 +65,7 @@ urlpatterns = [
     path("", include("dashboard.urls")),
 ]
 
+handler400 = "memory_project.health.bad_request"
+handler403 = "memory_project.health.permission_denied"
 handler404 = "memory_project.health.not_found"
 handler500 = "memory_project.health.server_error"

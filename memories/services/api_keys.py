@@ -6,6 +6,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.models import ApiKey
+from memory_project.events import api_key_sockets_close
 
 KEY_PREFIX = "mem_"
 
@@ -24,8 +25,11 @@ def api_key_create(*, username: str, name: str = "") -> tuple[ApiKey, str]:
 
 
 def api_key_revoke(*, key: ApiKey) -> ApiKey:
-    """Revoke a key: it stops authenticating at once. Revoking a revoked key keeps its first date."""
+    """Revoke a key: it stops authenticating at once and the WebSockets opened with it are closed.
+    Revoking a revoked key keeps its first date."""
     if key.revoked_at is None:
         ApiKey.objects.filter(pk=key.pk, revoked_at__isnull=True).update(revoked_at=timezone.now())
         key.refresh_from_db(fields=["revoked_at"])
+    # A queryset update sends no post_save (memories/signals.py): the key's WebSockets are closed here.
+    api_key_sockets_close(key_id=key.pk)
     return key

@@ -158,3 +158,36 @@ def test_messages_from_the_client_are_ignored(django_capture_on_commit_callbacks
         return got
 
     assert async_to_sync(scenario)() == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_revoking_a_key_closes_the_websockets_opened_with_it(django_capture_on_commit_callbacks):
+    # given two sockets of one owner, one per key
+    from memories.models import ApiKey
+    from memories.services.api_keys import api_key_revoke
+
+    owner = UserFactory(username="ivy")
+    revoked_raw, kept_raw = api_key_for(owner), api_key_for(owner)
+    revoked = ApiKey.objects.filter(owner=owner).order_by("pk").first()
+
+    async def scenario():
+        doomed, ok_doomed, _ = await _connect(f"/ws/events/?token={revoked_raw}")
+        kept, ok_kept, _ = await _connect(f"/ws/events/?token={kept_raw}")
+        # when the first key is revoked
+        await sync_to_async(api_key_revoke)(key=revoked)
+        closed = await doomed.receive_output(timeout=5)
+        still_open = await kept.receive_nothing(timeout=0.3)
+        # and a new connection with the revoked key is refused
+        again, _, _ = await _connect(f"/ws/events/?token={revoked_raw}")
+        refused = await again.receive_output(timeout=5)
+        for communicator in (doomed, kept, again):
+            await communicator.disconnect()
+        return ok_doomed, ok_kept, closed, still_open, refused
+
+    ok_doomed, ok_kept, closed, still_open, refused = async_to_sync(scenario)()
+
+    # then only that key's socket was closed, with the code that tells the client to log in again
+    assert ok_doomed and ok_kept
+    assert closed == {"type": "websocket.close", "code": 4401}
+    assert still_open is True
+    assert refused == {"type": "websocket.close", "code": 4401}

@@ -51,6 +51,10 @@ class Command(BaseCommand):
             periodic_runner_start()
         from daphne.cli import CommandLineInterface
 
+        from memory_project.limits import twisted_long_request_line_answers_414
+
+        twisted_long_request_line_answers_414()
+
         # No --proxy-headers: it trusts X-Forwarded-For from any client. Behind a reverse proxy, list it
         # in TRUSTED_PROXIES (memory_project/proxies.py reads the headers from it alone).
         CommandLineInterface().run(["-b", host, "-p", str(port), "memory_project.asgi:application"])
