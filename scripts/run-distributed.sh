@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Distributed mode on one machine: the web tier (daphne, through `manage.py serve`), a Celery
-# worker and Celery beat, as three processes sharing Redis and one database. Ctrl-C stops all three.
+# worker and Celery beat, as three processes sharing Redis and one database. Ctrl-C or SIGTERM stops
+# all three, and the embedded PostgreSQL they shared.
 #
 #   REDIS_URL     broker and channel layer (default redis://127.0.0.1:6379/0)
 #   DATABASE_URL  a PostgreSQL with pgvector; unset, the embedded one in .data/ is shared by all three
@@ -29,6 +30,9 @@ stop_all() {
     kill -TERM "${pids[@]}" 2>/dev/null || true
     wait "${pids[@]}" 2>/dev/null || true
   fi
+  # The embedded PostgreSQL stops with its last user, but a Celery pool child leaves without
+  # unregistering: drop such dead users and stop it (nothing happens with DATABASE_URL set).
+  "$BIN/python" -m memory_project.embedded_pg.stop || true
 }
 trap stop_all INT TERM EXIT
 

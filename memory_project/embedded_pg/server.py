@@ -71,6 +71,16 @@ def _forget_dead_handles(data_dir: Path) -> None:
         return
 
 
+def server_users(data_dir: Path) -> list[int]:
+    """The processes registered as using the server (live or not)."""
+    import json
+
+    try:
+        return [int(pid) for pid in json.loads((data_dir / ".handle_pids.json").read_text())]
+    except (OSError, ValueError, TypeError):
+        return []
+
+
 def socket_dir(server) -> str:
     """The Unix socket folder of a running server (the data folder unless its path is too long)."""
     info = server.get_postmaster_info()
