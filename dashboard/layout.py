@@ -47,6 +47,7 @@ NAV = (
         "Operate",
         pages=("settings-keys", "settings-webhooks", "settings-agents"),
     ),
+    NavItem("import", "Import", "dashboard:import", "Operate"),
 )
 
 

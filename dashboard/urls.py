@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard import api, views, views_analytics, views_core, views_settings
+from dashboard import api, views, views_analytics, views_core, views_import, views_settings
 from dashboard.endpoints import context, core, live, settings
 
 app_name = "dashboard"
@@ -52,5 +52,6 @@ urlpatterns = [
     path("settings/webhooks/", views_settings.webhooks, name="settings-webhooks"),
     path("settings/webhooks/<uuid:webhook_id>/", views_settings.webhook_deliveries, name="settings-webhook"),
     path("settings/agents/", views_settings.agents, name="settings-agents"),
+    path("import/", views_import.import_page, name="import"),
     *api_patterns,
 ]

@@ -15,6 +15,7 @@ const pages = {
   analytics: () => import("./pages/analytics.js"),
   "settings-keys": () => import("./pages/settings.js"),
   "settings-webhooks": () => import("./pages/settings.js"),
+  import: () => import("./pages/import.js"),
 };
 
 window.memoryDashboard = { live };
