@@ -193,10 +193,12 @@ class ImportApi(APIView):
 
 
 class ImportJobListApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=ImportJobOutputSerializer(many=True), description="The owner's import jobs, newest first.")
     def get(self, request):
         qs = ImportJob.objects.filter(owner=request_owner(request)).defer("text").order_by("-created_at", "id")
-        paginator = StandardPagination()
+        paginator = self.pagination_class()
         page = paginator.paginate_queryset(qs, request, view=self)
         return paginator.get_paginated_response(ImportJobOutputSerializer(page, many=True).data)
 
