@@ -404,7 +404,7 @@ def start_server(args, port: int, redis_url: str | None, log_path: Path) -> subp
         "LOG_LEVEL": "WARNING",
         "PYTHONUNBUFFERED": "1",
         # A load test is many requests from one address: lift the request throttles for it.
-        "THROTTLE_DISABLED": "1",
+        "THROTTLE_ENABLED": "0",
     }
     env.pop("REDIS_URL", None)
     if args.serve == "distributed":

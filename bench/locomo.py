@@ -268,6 +268,7 @@ def queue_state(client: ApiClient) -> dict:
         "extraction_queue": metrics.get("extraction_queue", {}),
         "memories": metrics.get("memories", {}).get("total"),
         "turns": metrics.get("turns"),
+        "turns_awaiting_vector": metrics.get("turns_awaiting_vector", 0),
         "sessions": metrics.get("sessions"),
     }
 
@@ -292,10 +293,11 @@ def wait_for_consolidation(
         state = queue_state(client)
         queue = state["extraction_queue"]
         now = time.perf_counter()
-        snapshot = (len(waiting), tuple(sorted(queue.items())), state["memories"])
+        snapshot = (len(waiting), tuple(sorted(queue.items())), state["memories"], state["turns_awaiting_vector"])
         if snapshot != last_snapshot:
             last_snapshot, last_change = snapshot, now
-        idle = queue.get("pending", 0) == 0 and queue.get("running", 0) == 0
+        # Turns are embedded after they are stored: searching before would rank some by full text only.
+        idle = queue.get("pending", 0) == 0 and queue.get("running", 0) == 0 and not state["turns_awaiting_vector"]
         if idle and not waiting:
             reason = "all sessions consolidated, queue idle"
         elif idle and queue.get("failed", 0) == 0:

@@ -12,6 +12,8 @@ from celery import Celery, Task
 from celery.schedules import maybe_schedule
 from kombu.exceptions import OperationalError as BrokerError
 
+from memory_project.dbconn import Leadership
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
 
 app = Celery("memory_project")
@@ -34,12 +36,20 @@ class BrokerTolerantTask(Task):
             return None
 
 
+# Leadership key (memory_project.dbconn.Leadership) of the in-process stand-in for beat.
+PERIODIC_LEADER_KEY = 1
+
+
 class PeriodicRunner(threading.Thread):
     """Runs the beat schedule's tasks in this process, on the same schedule beat would use.
 
     Embedded mode has no beat and no worker: tasks are eager, so each entry runs to completion in
     this thread (a sweep runs the jobs it finds). Beat's own rule applies: an entry is first due one
     interval after start, and a crontab entry at its next time.
+
+    Every web worker process starts one, and only the one holding a database lock runs the schedule
+    (the others retry every `max_sleep` seconds), so periodic work runs once however many processes
+    serve, and moves to another process when its leader dies.
     """
 
     def __init__(self, schedule: dict | None = None, *, max_sleep: float = 5.0):
@@ -53,6 +63,8 @@ class PeriodicRunner(threading.Thread):
         self.max_sleep = max_sleep
         self.stopped = threading.Event()
         self.last_run_at = {}
+        self.leadership = Leadership(PERIODIC_LEADER_KEY)
+        self.leading = False
 
     def run(self):
         try:
@@ -60,12 +72,21 @@ class PeriodicRunner(threading.Thread):
         finally:
             from django.db import connections
 
+            self.leadership.release()
             connections.close_all()  # this thread's connections, which nothing else would close
 
     def _loop(self):
-        start = app.now()
-        self.last_run_at = {name: start for name in self.entries}
         while not self.stopped.is_set():
+            if not self.leadership.hold():
+                self.leading = False
+                self.stopped.wait(self.max_sleep)
+                continue
+            if not self.leading:
+                # Taking over counts as a start: entries are first due one interval from now.
+                self.leading = True
+                start = app.now()
+                self.last_run_at = {name: start for name in self.entries}
+                logger.info("this process (pid %s) runs the periodic tasks", os.getpid())
             wait = self.max_sleep
             for name, entry in self.entries.items():
                 if self.stopped.is_set():

@@ -152,14 +152,30 @@ if not re.fullmatch(r"\d+(kB|MB|GB)", EMBEDDED_PG_SHARED_BUFFERS):
     raise ImproperlyConfigured(
         f"EMBEDDED_PG_SHARED_BUFFERS must be a size such as 512MB or 2GB, got {EMBEDDED_PG_SHARED_BUFFERS!r}"
     )
-# Connections are closed at the end of each request: under ASGI every request runs in its own
-# thread, and persistent per-thread connections piled up until PostgreSQL refused new clients
-# ("too many clients", seen in the LoCoMo run).
+# Connections come from a pool per process (psycopg_pool, through Django's OPTIONS["pool"]): under
+# ASGI every request runs in a thread of its own, so persistent per-thread connections piled up
+# until PostgreSQL refused new clients, and a new connection per request cost ~7 ms and the
+# statements search prepares on it. A pooled connection keeps its prepared statements between the
+# requests that borrow it. A process holds at most DB_POOL_MAX_SIZE connections; the search's BM25
+# threads and the background thread each keep one of them (see README, "Serving").
+DB_POOL = env_bool("DB_POOL", True)
+DB_POOL_MIN_SIZE = env_int("DB_POOL_MIN_SIZE", 2, minimum=0)
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 16, minimum=1)
+# How long a request waits for a free connection before failing.
+DB_POOL_TIMEOUT = env_float("DB_POOL_TIMEOUT", 10.0, minimum=0.1)
+if DB_POOL_MIN_SIZE > DB_POOL_MAX_SIZE:
+    raise ImproperlyConfigured("DB_POOL_MIN_SIZE must not exceed DB_POOL_MAX_SIZE")
+_POOL_OPTIONS = (
+    {"pool": {"min_size": DB_POOL_MIN_SIZE, "max_size": DB_POOL_MAX_SIZE, "timeout": DB_POOL_TIMEOUT}}
+    if DB_POOL
+    else {}
+)
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
-    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
     if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
         raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with the pgvector extension)")
+    DATABASES["default"]["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {}), **_POOL_OPTIONS}
     EMBEDDED_DB = False
 else:
     DATABASES = {
@@ -168,10 +184,27 @@ else:
             "NAME": env_str("EMBEDDED_PG_DATABASE", "memory"),
             "USER": "postgres",
             "CONN_MAX_AGE": 0,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": dict(_POOL_OPTIONS),
             "TEST": {"NAME": env_str("EMBEDDED_PG_TEST_DATABASE", "test_memory")},
         }
     }
     EMBEDDED_DB = True
+
+# ---------------------------------------------------------------------------------------------
+# Web server (memory_project/webserver.py: gunicorn with uvicorn workers)
+# ---------------------------------------------------------------------------------------------
+WEB_CONCURRENCY = env_int("WEB_CONCURRENCY", os.cpu_count() or 1, minimum=1, maximum=256)
+# A worker that does not report for this long is restarted; a stop waits this long for requests.
+WEB_TIMEOUT = env_int("WEB_TIMEOUT", 60, minimum=1)
+WEB_GRACEFUL_TIMEOUT = env_int("WEB_GRACEFUL_TIMEOUT", 30, minimum=1)
+WEB_KEEPALIVE = env_int("WEB_KEEPALIVE", 5, minimum=1)
+WEB_ACCESS_LOG = env_bool("WEB_ACCESS_LOG", True)
+# Each web process may hold a pool's worth of connections plus its own lock and LISTEN connections;
+# the embedded server is started with room for all of them, a worker tier and the test runs.
+EMBEDDED_PG_MAX_CONNECTIONS = env_int(
+    "EMBEDDED_PG_MAX_CONNECTIONS", max(100, WEB_CONCURRENCY * (DB_POOL_MAX_SIZE + 3) + 40), minimum=20
+)
 
 # ---------------------------------------------------------------------------------------------
 # REST API
@@ -260,6 +293,12 @@ EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "openai
 EMBEDDING_DIM = env_int("EMBEDDING_DIM", 384, minimum=8, maximum=4000)
 EMBEDDING_MODEL = env_str("EMBEDDING_MODEL", "")
 EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
+# The local model runs on ONNX Runtime (exported once from the packaged weights into
+# EMBEDDING_MODEL_DIR) or on PyTorch; both give the same vectors, ONNX several times faster.
+EMBEDDING_RUNTIME = env_choice("EMBEDDING_RUNTIME", "onnx", ("onnx", "torch"))
+EMBEDDING_MODEL_DIR = Path(env_str("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
+# Threads per embedding call; a web process per core wants one.
+EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 1, minimum=1, maximum=64)
 
 # ---------------------------------------------------------------------------------------------
 # LLM (OpenAI-compatible); without a key the offline heuristic provider is used
@@ -375,6 +414,8 @@ CELERY_BEAT_SCHEDULE = {
     "integrations-sweep": {"task": "integrations.tasks.integrations_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     # Background imports whose message or worker was lost.
     "import-jobs-sweep": {"task": "memories.tasks.import_jobs_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
+    # Turns stored without a vector whose fill was lost (sessions.services.turn_embeddings).
+    "turn-embeddings-sweep": {"task": "sessions.tasks.turn_embeddings_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     "lifecycle-nightly": {
         "task": "memories.tasks.lifecycle_nightly",
         "schedule": crontab(hour=LIFECYCLE_NIGHTLY_HOUR, minute=LIFECYCLE_NIGHTLY_MINUTE),
@@ -392,7 +433,8 @@ if REDIS_URL:
         "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [_LAYER_HOST]}}
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Several web processes and no Redis: live events cross processes through PostgreSQL.
+    CHANNEL_LAYERS = {"default": {"BACKEND": "memory_project.pg_layer.PostgresChannelLayer"}}
 
 # ---------------------------------------------------------------------------------------------
 # Logging
@@ -412,6 +454,8 @@ LOGGING = {
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# The tokenizer's own thread pool does not survive the web server's fork, and queries are short.
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 # Merge decision thresholds (cosine similarity of the configured embedder).
 MEMORY_DECISION = {

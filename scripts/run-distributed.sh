@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Distributed mode on one machine: the web tier (daphne, through `manage.py serve`), a Celery
-# worker and Celery beat, as three processes sharing Redis and one database. Ctrl-C or SIGTERM stops
-# all three, and the embedded PostgreSQL they shared.
+# Distributed mode on one machine: the web tier (`manage.py serve`: gunicorn with WEB_CONCURRENCY
+# uvicorn worker processes), a Celery worker and Celery beat, sharing Redis and one database.
+# Ctrl-C or SIGTERM stops them all, and the embedded PostgreSQL they shared.
 #
 #   REDIS_URL     broker and channel layer (default redis://127.0.0.1:6379/0)
 #   DATABASE_URL  a PostgreSQL with pgvector; unset, the embedded one in .data/ is shared by all three

@@ -95,6 +95,8 @@ class ConversationTurn(models.Model):
                 opclasses=["vector_cosine_ops"],
             ),
             models.Index(name="turn_owner_created", fields=["owner", "-created_at"]),
+            # The queue of turns still waiting for their vector (sessions.services.turn_embeddings).
+            models.Index(name="turn_unembedded", fields=["received_at"], condition=Q(embedding__isnull=True)),
         ]
         constraints = [
             models.UniqueConstraint(fields=["session", "sequence"], name="turn_unique_sequence"),

@@ -181,3 +181,26 @@ def sessions_idle_end() -> int:
     if ended:
         logger.info("ended %s idle session(s)", ended)
     return ended
+
+
+@shared_task(
+    bind=True, base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5
+)
+def turn_embeddings_task(self) -> int:
+    """Give stored turns their vectors (sent after a turn is stored); returns how many it embedded."""
+    from sessions.services.turn_embeddings import fill_started, turn_embeddings_fill
+
+    if self.request.is_eager:
+        fill_started()
+    return turn_embeddings_fill()
+
+
+@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+def turn_embeddings_sweep() -> int:
+    """Periodic: the turns whose fill never ran (a worker killed, a broker down) get their vectors."""
+    from sessions.services.turn_embeddings import turn_embeddings_fill
+
+    filled = turn_embeddings_fill()
+    if filled:
+        logger.info("sweep embedded %s turn(s) left without a vector", filled)
+    return filled

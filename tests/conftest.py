@@ -5,18 +5,20 @@ from integrations.services.webhook_scheduler import webhook_scheduler_close
 from memories.selectors.retrieval import search_workers_close
 from memories.services.embeddings import embedding_cache_clear_local
 from memory_project.background import background_close
+from memory_project.pg_layer import channel_layers_close
 from tests.factories import UserFactory, api_key_for
 
 
 @pytest.fixture(scope="session", autouse=True)
 def search_worker_connections(django_db_setup, django_db_blocker):
-    """The BM25 threads of searches outside a transaction and the in-process background thread keep
-    their connections; they are closed before the test database is dropped."""
+    """The BM25 threads of searches outside a transaction, the in-process background thread and the
+    channel layer keep their connections; they are closed before the test database is dropped."""
     yield
     with django_db_blocker.unblock():
         search_workers_close()
         background_close()
         webhook_scheduler_close()
+        channel_layers_close()
 
 
 @pytest.fixture(autouse=True)

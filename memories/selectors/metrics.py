@@ -46,6 +46,8 @@ def metrics_get(*, owner) -> dict:
         "memories": _memory_stats(owner),
         "sessions": {"total": sum(sessions.values()), "open": sessions.get(ChatSession.SessionStatus.OPEN, 0)},
         "turns": ConversationTurn.objects.filter(owner=owner).count(),
+        # Stored turns whose vector is still being computed: until then only full-text search finds them.
+        "turns_awaiting_vector": ConversationTurn.objects.filter(owner=owner, embedding__isnull=True).count(),
         "extraction_queue": {k: jobs.get(k, 0) for k in ("pending", "running", "failed", "done")},
         "last_lifecycle_run": (
             {

@@ -28,7 +28,7 @@ from django.utils import timezone
 from memories import scoring
 from memories.selectors.temporal import is_when_question, mentions_time, query_time_window
 from memories.services.access import memory_access_record
-from memories.services.embeddings import embedding_get
+from memories.services.embeddings import embedding_get_soon
 from memories.services.metrics import metric_observe
 from memories.services.search_stats import corpus_size, search_stats_request
 from memories.text import cjk_ngrams
@@ -655,7 +655,8 @@ def memory_search(
     started = time.perf_counter()
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
-    vec = _vector_literal(embedding_get(owner=owner, text=query, persist=False))
+    # The query's vector is computed while the first statements (query terms, statistics) run.
+    query_vector = embedding_get_soon(owner=owner, text=query)
     cfg = settings.MEMORY_RETRIEVAL
     # Each source contributes a pool that grows with the results asked for, up to CANDIDATES.
     limit = max(top_k * 2, min(cfg["CANDIDATES"], max(cfg["CANDIDATES_MIN"], cfg["CANDIDATES_PER_RESULT"] * top_k)))
@@ -673,6 +674,7 @@ def memory_search(
         if scope in ("turns", "all") and not categories:
             where, params = _turn_filters(owner.pk, agent, since, until)
             sources.append(_source(cursor, kind="turn", where=where, params=params, lexemes=lexemes, stored=stored))
+        vec = _vector_literal(query_vector.result())
         statements = [
             _lexical_statement(source, vec=vec, limit=limit) if source.lexemes else None for source in sources
         ]

@@ -11,8 +11,10 @@ per owner as well.
 """
 
 import hashlib
+import os
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from memories.models import EmbeddingCache
 from memories.providers.embeddings import get_embedder
@@ -103,3 +105,22 @@ def embedding_cache_clear_local() -> None:
     with _lru_lock:
         _lru.clear()
         _stats.clear()
+
+
+# Query vectors computed beside the caller's first statements (memory_search): the model runs outside
+# the GIL, on its own thread, while the caller waits on the database.
+_query_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+
+
+def _new_query_pool_after_fork() -> None:
+    global _query_pool
+    _query_pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="query-embedding")
+
+
+os.register_at_fork(after_in_child=_new_query_pool_after_fork)
+
+
+def embedding_get_soon(*, owner, text: str) -> Future:
+    """A search query's vector for `owner` (in-process cache only, as `persist=False`), computed on
+    another thread while the caller goes on."""
+    return _query_pool.submit(embedding_get, owner=owner, text=text, persist=False)

@@ -44,7 +44,10 @@ def _write_tuning(data_dir: Path) -> None:
         banner = "# Written by the memory service (memory_project/embedded_pg)"
         conf.write_text(f"{text.rstrip()}\n\n{banner}\n{TUNING_INCLUDE}\n")
     tuning = data_dir / TUNING_FILE
-    wanted = f"shared_buffers = '{settings.EMBEDDED_PG_SHARED_BUFFERS}'\n"
+    wanted = (
+        f"shared_buffers = '{settings.EMBEDDED_PG_SHARED_BUFFERS}'\n"
+        f"max_connections = {settings.EMBEDDED_PG_MAX_CONNECTIONS}\n"
+    )
     if not tuning.exists() or tuning.read_text() != wanted:
         tuning.write_text(wanted)
 

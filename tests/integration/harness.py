@@ -271,6 +271,7 @@ class EventSocket:
         try:
             with connect(self.url, open_timeout=10, additional_headers=self.headers) as ws:
                 self.ws = ws
+                self.local_port = ws.socket.getsockname()[1]
                 self._opened.set()
                 while not self._closing.is_set():
                     try:

@@ -8,6 +8,7 @@ def test_tuning_is_included_once_and_follows_the_setting(tmp_path, settings):
     conf = tmp_path / "postgresql.conf"
     conf.write_text("max_connections = 100\n")
     settings.EMBEDDED_PG_SHARED_BUFFERS = "256MB"
+    settings.EMBEDDED_PG_MAX_CONNECTIONS = 150
 
     # when the tuning is written twice, then with another size
     _write_tuning(tmp_path)
@@ -20,5 +21,5 @@ def test_tuning_is_included_once_and_follows_the_setting(tmp_path, settings):
     text = conf.read_text()
     assert text.startswith("max_connections = 100\n")
     assert text.count(TUNING_INCLUDE) == 1
-    assert first == "shared_buffers = '256MB'\n"
-    assert (tmp_path / TUNING_FILE).read_text() == "shared_buffers = '1GB'\n"
+    assert first == "shared_buffers = '256MB'\nmax_connections = 150\n"
+    assert (tmp_path / TUNING_FILE).read_text() == "shared_buffers = '1GB'\nmax_connections = 150\n"

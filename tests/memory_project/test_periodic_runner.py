@@ -1,15 +1,17 @@
 """The in-process stand-in for beat (embedded mode): same schedule, same tasks, real thread."""
 
+import threading
 import time
 from datetime import timedelta
 
 import pytest
 from celery.schedules import crontab
-from django.core.management import call_command
+from django.db import connection
 from django.utils import timezone
 
 from memory_project import celery as celery_module
-from memory_project.celery import PeriodicRunner, app, periodic_runner_start
+from memory_project.celery import PERIODIC_LEADER_KEY, PeriodicRunner, app, periodic_runner_start
+from memory_project.dbconn import LEADER_LOCK_NAMESPACE
 from sessions.models import ExtractionJob
 from tests.factories import ChatSessionFactory, UserFactory
 
@@ -31,6 +33,7 @@ def test_the_runner_uses_the_beat_schedule():
         "sessions-idle-end",
         "integrations-sweep",
         "import-jobs-sweep",
+        "turn-embeddings-sweep",
         "lifecycle-nightly",
     }
     assert runner.entries["integrations-sweep"]["task"] == "integrations.tasks.integrations_sweep"
@@ -84,17 +87,80 @@ def test_the_runner_repeats_on_its_interval_and_survives_failures(monkeypatch):
     assert runs[1] - runs[0] >= 0.15
 
 
-def test_serve_starts_the_runner_only_without_redis(settings, monkeypatch):
-    from daphne.cli import CommandLineInterface
+def test_web_workers_start_the_runner_only_without_redis(settings, monkeypatch):
+    from memory_project import webserver
 
     started = []
-    monkeypatch.setattr("memories.management.commands.serve.call_command", lambda *a, **k: None)
-    monkeypatch.setattr(CommandLineInterface, "run", lambda self, args: None)
+    monkeypatch.setattr(webserver, "embedder_warm_up", lambda: None)
     monkeypatch.setattr(celery_module, "periodic_runner_start", lambda: started.append(True))
 
     settings.REDIS_URL = ""
-    call_command("serve", "--no-demo", "--port", "8123")
+    webserver._post_worker_init(worker=None)
     settings.REDIS_URL = "redis://127.0.0.1:6379/9"
-    call_command("serve", "--no-demo", "--port", "8123")
+    webserver._post_worker_init(worker=None)
 
     assert started == [True]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_only_one_of_two_runners_runs_the_schedule_and_the_other_takes_over_when_it_stops(monkeypatch):
+    # given two runners, as two web processes would start them, each with its own lock connection
+    runs = []
+
+    def record(self, args=(), kwargs=None, **options):
+        runs.append((threading.current_thread().name, time.monotonic()))
+
+    monkeypatch.setattr(type(app.tasks["sessions.tasks.sessions_idle_end"]), "apply", record)
+    schedule = {"idle": {"task": "sessions.tasks.sessions_idle_end", "schedule": 0.1}}
+    first = PeriodicRunner(schedule, max_sleep=0.1)
+    first.name = "first"
+    first.start()
+    assert _wait_for(lambda: first.leading)
+    second = PeriodicRunner(schedule, max_sleep=0.1)
+    second.name = "second"
+    second.start()
+    try:
+        # when both have been running for a while
+        assert _wait_for(lambda: len(runs) >= 5)
+        time.sleep(0.5)
+        both_alive = list(runs)
+
+        # and the leader stops (its lock connection closes with it)
+        first.stop()
+        stopped_at = time.monotonic()
+        assert _wait_for(lambda: any(name == "second" for name, _ in runs))
+    finally:
+        first.stop()
+        second.stop()
+
+    # then only the first ran while both were up, and only the second ran after it stopped
+    assert {name for name, _ in both_alive} == {"first"}
+    assert {name for name, at in runs if at > stopped_at} == {"second"}
+    assert first.leading is True and second.leading is True
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_runner_whose_lock_connection_dies_stops_leading():
+    # given a runner that leads
+    runner = PeriodicRunner({}, max_sleep=0.1)
+    runner.start()
+    try:
+        assert _wait_for(lambda: runner.leading)
+        pid = runner.leadership._connection.info.backend_pid
+
+        # when its lock connection is killed from outside (a database restart, a network cut)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+
+        # then it notices, reconnects and leads again on a new connection holding the lock
+        assert _wait_for(lambda: runner.leading and runner.leadership._connection.info.backend_pid != pid)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s",
+                [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
+            )
+            holders = cursor.fetchone()[0]
+    finally:
+        runner.stop()
+
+    assert holders == 1

@@ -7,7 +7,9 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 from memories.models import ApiKey
+from memories.providers.embeddings import embedder_prepare
 from memories.services.api_keys import api_key_create, api_key_hash
+from memory_project.webserver import web_server_run
 
 DEMO_USER = "demo"
 
@@ -30,34 +32,29 @@ def banner_lines(*, host: str, port: int, credentials: tuple[str, str] | None) -
 
 
 class Command(BaseCommand):
-    help = "Migrate, make sure a demo owner exists, print how to reach the service, and serve it (ASGI)."
+    help = (
+        "Migrate, make sure a demo owner exists, print how to reach the service, and serve it "
+        "(gunicorn with uvicorn workers: HTTP and WebSockets)."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("--host", default=os.environ.get("HOST", "127.0.0.1"))
         parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
         parser.add_argument("--no-demo", action="store_true", help="Do not create the demo owner.")
+        parser.add_argument("--workers", type=int, help="Worker processes (default WEB_CONCURRENCY: the cores).")
 
-    def handle(self, *args, host, port, no_demo, **options):
+    def handle(self, *args, host, port, no_demo, workers, **options):
         call_command("migrate", interactive=False, verbosity=0)
         call_command("collectstatic", interactive=False, verbosity=0)
+        workers = workers or settings.WEB_CONCURRENCY
         credentials = None if no_demo else self._demo_credentials()
         lines = banner_lines(host=host, port=port, credentials=credentials)
         self.stdout.write("\n".join(lines), self.style.SUCCESS)
         self.stdout.flush()
-        if not settings.REDIS_URL:
-            # No beat without a broker: the sweeper, idle-session and nightly tasks run in here.
-            from memory_project.celery import periodic_runner_start
-
-            periodic_runner_start()
-        from daphne.cli import CommandLineInterface
-
-        from memory_project.limits import twisted_long_request_line_answers_414
-
-        twisted_long_request_line_answers_414()
-
-        # No --proxy-headers: it trusts X-Forwarded-For from any client. Behind a reverse proxy, list it
-        # in TRUSTED_PROXIES (memory_project/proxies.py reads the headers from it alone).
-        CommandLineInterface().run(["-b", host, "-p", str(port), "memory_project.asgi:application"])
+        # Once, before the workers fork: the ONNX build of the local model, if it is not there yet.
+        embedder_prepare()
+        # Without a broker, each worker runs the periodic tasks' stand-in for beat, one at a time.
+        web_server_run(host=host, port=port, workers=workers)
 
     def _demo_credentials(self) -> tuple[str, str]:
         """Credentials kept in the git-ignored data folder, so every start prints the same ones."""

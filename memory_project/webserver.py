@@ -1,0 +1,93 @@
+"""The production web server: gunicorn supervising uvicorn worker processes (HTTP and WebSockets).
+
+One Python process runs one request's Python at a time, so the service scales over cores with
+processes: gunicorn forks WEB_CONCURRENCY workers (default: one per core), restarts one that dies or
+hangs, and shuts them down gracefully. Each worker runs the ASGI application under uvicorn (uvloop,
+httptools, websockets). Settings: WEB_CONCURRENCY, WEB_TIMEOUT, WEB_GRACEFUL_TIMEOUT, WEB_KEEPALIVE,
+WEB_ACCESS_LOG (see memory_project/settings.py).
+
+Without a broker, each worker also starts the in-process periodic runner, and a database lock lets
+exactly one of them run the schedule (memory_project.celery.PeriodicRunner); live events reach the
+WebSockets of every worker through PostgreSQL (memory_project.pg_layer).
+"""
+
+import logging
+
+from django.conf import settings
+from gunicorn.app.base import BaseApplication
+from uvicorn_worker import UvicornWorker
+
+from memories.providers.embeddings import embedder_warm_up
+
+logger = logging.getLogger(__name__)
+
+_runner = None
+
+
+def _post_worker_init(worker) -> None:
+    """In each worker, once the application is loaded and before it serves its first request."""
+    global _runner
+    # The first search of a worker should not pay for loading the model.
+    embedder_warm_up()
+    if not settings.REDIS_URL:
+        from memory_project.celery import periodic_runner_start
+
+        _runner = periodic_runner_start()
+
+
+def _worker_exit(server, worker) -> None:
+    if _runner is not None:
+        _runner.stop()  # lets go of the periodic lock at once, so another worker can take over
+
+
+class Worker(UvicornWorker):
+    """uvicorn's gunicorn worker, without its proxy-header handling: X-Forwarded-For and -Proto are
+    read by the application, from TRUSTED_PROXIES only (memory_project/proxies.py)."""
+
+    CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "proxy_headers": False}
+
+
+class WebServer(BaseApplication):
+    def __init__(self, *, host: str, port: int, workers: int):
+        self.options = {
+            "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
+            "workers": workers,
+            "worker_class": "memory_project.webserver.Worker",
+            "timeout": settings.WEB_TIMEOUT,
+            "graceful_timeout": settings.WEB_GRACEFUL_TIMEOUT,
+            "keepalive": settings.WEB_KEEPALIVE,
+            "accesslog": "-" if settings.WEB_ACCESS_LOG else None,
+            "errorlog": "-",
+            "loglevel": settings.LOG_LEVEL.lower(),
+            "post_worker_init": _post_worker_init,
+            "worker_exit": _worker_exit,
+            # The application is loaded in each worker after the fork, never in the master, so no
+            # connection, thread or model of the master is shared by the workers.
+            "preload_app": False,
+            # gunicorn's runtime control socket has one default path per machine, which a second
+            # service (or a test server) would fight over; nothing here uses it.
+            "control_socket_disable": True,
+        }
+        super().__init__()
+
+    def load_config(self):
+        for key, value in self.options.items():
+            self.cfg.set(key, value)
+
+    def load(self):
+        from memory_project.asgi import application
+
+        return application
+
+
+def web_server_run(*, host: str, port: int, workers: int | None = None) -> None:
+    """Serve until stopped (SIGTERM or SIGINT: finish the requests under way, then exit)."""
+    from django.db import connections
+
+    # Whatever the caller (migrate, the demo owner) opened stays in this process: the workers fork
+    # from it, and must not share its sockets.
+    for connection in connections.all(initialized_only=True):
+        connection.close()
+        if hasattr(connection, "close_pool"):
+            connection.close_pool()
+    WebServer(host=host, port=port, workers=workers or settings.WEB_CONCURRENCY).run()
