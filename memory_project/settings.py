@@ -393,6 +393,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": CELERY_VISIBILITY_TIMEO
 # A request whose broker is down gives up publishing quickly: its job row is already committed and
 # the sweeper sends it once the broker is back.
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
+# Celery's Django fixup closes a worker process's connections around every task (and, for prefork
+# workers, its whole pool); a task per posted turn made that a new pool per turn. Now every 50 tasks.
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 50, minimum=0)
 CELERY_BROKER_CONNECTION_TIMEOUT = env_float("CELERY_BROKER_CONNECTION_TIMEOUT", 2.0, minimum=0.1)
 CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
 CELERY_TIMEZONE = TIME_ZONE
