@@ -267,18 +267,20 @@ def _supersede(*, old: Memory, new: Memory, actor: str, session=None) -> None:
 def _forgotten_similarity(owner, agent: str | None, query: str) -> float:
     """Cosine similarity of `query` to the closest memory already forgotten (0 when there is none)."""
     literal = "[" + ",".join(f"{v:.7g}" for v in embedding_get(owner=owner, text=query)) + "]"
+    # max() over the owner's forgotten memories is exact; ORDER BY distance LIMIT 1 could be answered
+    # by the HNSW index, whose few nearest neighbours may all belong to other owners (then: none).
     sql = (
-        "SELECT 1 - (embedding <=> %s::vector) FROM memories_memory WHERE owner_id = %s AND status = 'forgotten' "
-        "AND embedding IS NOT NULL"
+        "SELECT max(1 - (embedding <=> %s::vector)) FROM memories_memory WHERE owner_id = %s "
+        "AND status = 'forgotten' AND embedding IS NOT NULL"
     )
     params: list = [literal, owner.pk]
     if agent is not None:
         sql += " AND agent = %s"
         params.append(agent)
     with connection.cursor() as cursor:
-        cursor.execute(sql + " ORDER BY embedding <=> %s::vector LIMIT 1", [*params, literal])
+        cursor.execute(sql, params)
         row = cursor.fetchone()
-    return float(row[0]) if row else 0.0
+    return float(row[0]) if row and row[0] is not None else 0.0
 
 
 def memory_forget_matching(
