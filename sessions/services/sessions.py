@@ -28,7 +28,8 @@ def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> lis
     previous = (
         ConversationTurn.objects.filter(session=session).order_by("-sequence").values_list("speaker", "content").first()
     )
-    return turn_vectors(texts=texts, before=[turn_embedding_text(*previous) if previous else None, *texts[:-1]])
+    before = [turn_embedding_text(*previous) if previous else None, *texts[:-1]]
+    return turn_vectors(owner=session.owner_id, texts=texts, before=before)
 
 
 def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[ConversationTurn]:

@@ -110,9 +110,9 @@ def test_fills_running_at_once_never_embed_a_turn_twice(monkeypatch):
     embedded: list[str] = []
     real = module.turn_vectors
 
-    def counting(*, texts, before):
+    def counting(*, owner, texts, before):
         embedded.extend(texts)
-        return real(texts=texts, before=before)
+        return real(owner=owner, texts=texts, before=before)
 
     monkeypatch.setattr(module, "turn_vectors", counting)
     barrier = threading.Barrier(2)
