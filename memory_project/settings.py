@@ -243,7 +243,12 @@ THROTTLE_CACHE = "throttle"
 CACHES = {
     "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     THROTTLE_CACHE: (
-        {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": env_str("REDIS_URL")}
+        {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": env_str("REDIS_URL"),
+            # A request never waits long on a Redis that is down (the throttles then fail open).
+            "OPTIONS": {"socket_connect_timeout": 0.5, "socket_timeout": 0.5},
+        }
         if env_str("REDIS_URL")
         else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache", "LOCATION": "throttle"}
     ),

@@ -13,11 +13,14 @@ each request, so a high limit costs a large read and write per call; these count
 windows with one atomic increment instead.
 """
 
+import logging
 import time
 
 from django.conf import settings
 from django.core.cache import caches
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
+
+logger = logging.getLogger(__name__)
 
 
 def client_address(request) -> str:
@@ -47,8 +50,16 @@ class _FixedWindow:
         return f"throttle:{self.scope}:{ident}:{window}", (window + 1) * self.period - now
 
     def count(self, ident: str, *, add: int = 0) -> tuple[int, float]:
-        cache = caches[settings.THROTTLE_CACHE]
         key, remaining = self._key(ident, time.time())
+        try:
+            return self._count(key, remaining, add)
+        except Exception:
+            # Redis down (a broker outage): limits fail open rather than fail every request.
+            logger.warning("rate-limit counters unavailable; not limiting", exc_info=True)
+            return 0, remaining
+
+    def _count(self, key: str, remaining: float, add: int) -> tuple[int, float]:
+        cache = caches[settings.THROTTLE_CACHE]
         if add:
             if cache.add(key, add, timeout=int(self.period) + 1):
                 return add, remaining
