@@ -271,7 +271,10 @@ class EventSocket:
         try:
             with connect(self.url, open_timeout=10, additional_headers=self.headers) as ws:
                 self.ws = ws
-                self.local_port = ws.socket.getsockname()[1]
+                try:
+                    self.local_port = ws.socket.getsockname()[1]
+                except OSError:  # the server refused and closed before we looked: the recv below reports its code
+                    self.local_port = None
                 self._opened.set()
                 while not self._closing.is_set():
                     try:
