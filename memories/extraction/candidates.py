@@ -5,6 +5,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 
 from memories.extraction import lexicon
+from memories.extraction.dates import annotate_dates, find_past_date
 from memories.extraction.phrasing import slot_key
 from memories.providers.llm import CandidateMemory, TurnView
 
@@ -48,8 +49,11 @@ def make(
     confidence: float = 0.8,
     expires_at: datetime | None = None,
 ) -> CandidateMemory:
+    # A past date said relatively ("last Saturday") is written out: the memory outlives the turn's time.
+    content = annotate_dates(content, ctx.now, future=False)
     if retention == "permanent" and category != "rule" and _TEMPORARY.search(content):
         retention = "short"
+    past = find_past_date(content, ctx.now)
     return CandidateMemory(
         content=content,
         category=category,
@@ -62,6 +66,7 @@ def make(
         source_sequences=[ctx.turn.sequence],
         confidence=confidence,
         entities=_dedupe(entities or []),
+        event_date=past.iso if past else "",
     )
 
 

@@ -9,6 +9,18 @@ Conventions (a memory outlives the conversation, so "Friday" has to become a dat
 - a month and day without a year is this year's, or next year's once it has passed;
 - past references ("last Friday", "上周五", "yesterday") are not due dates and are ignored;
 - recurring ones ("every Monday", "每周一") are habits, not due dates, and are ignored.
+
+`find_past_date` reads the past ones for facts that happened ("adopted a dog last Saturday"):
+- "last Saturday" / "上周六" is the Saturday of last week (weeks start on Monday), "on Saturday"
+  in a past-tense statement is not read (it may be either);
+- "yesterday" / "昨天", "the day before yesterday" / "前天";
+- "N days / weeks / months / years ago" / "N天前", "两周前", "三个月前", "两年前";
+- "last week" / "上周" is the Monday of last week, "last month" / "上个月" and "last year" /
+  "去年" are a month ("2023-04") and a year ("2022"): the date is as precise as what was said.
+
+`annotate_dates` writes every date it reads (due or past) after its expression, "last Saturday
+(2023-05-06)" / "上周六（2023-05-06）", so the memory still says when once the conversation's
+time is gone, and a temporal question finds it by its date.
 """
 
 import calendar
@@ -86,10 +98,17 @@ class DateMatch:
     end: int
     text: str
     due: date
+    precision: str = "day"  # "day", "month" or "year": how much of `due` was said
 
     @property
     def is_absolute(self) -> bool:
-        return bool(re.fullmatch(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}", self.text))
+        return bool(re.fullmatch(r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{4}年\d{1,2}月\d{1,2}[日号]?", self.text))
+
+    @property
+    def iso(self) -> str:
+        return {"day": self.due.isoformat(), "month": self.due.isoformat()[:7], "year": str(self.due.year)}[
+            self.precision
+        ]
 
 
 def _number(token: str) -> int:
@@ -246,6 +265,134 @@ def find_date(text: str, now: datetime | date) -> DateMatch | None:
     if not found:
         return None
     return min(found, key=lambda d: (d.start, -(d.end - d.start)))
+
+
+def _last_week(today: date, weekday: int) -> date:
+    return today - timedelta(days=today.weekday() + 7) + timedelta(days=weekday)
+
+
+def _months_before(today: date, months: int) -> date:
+    return _add_months(today, -months)
+
+
+_PAST_NUMBER = rf"{_NUMBER_WORDS}|a couple of|a few|{_ZH_NUM}"
+_PAST_PATTERNS: list[tuple[re.Pattern, Resolver, str]] = [
+    (re.compile(r"\b(?:the )?day before yesterday\b", re.I), lambda m, t: t - timedelta(days=2), "day"),
+    (re.compile(r"\byesterday\b", re.I), lambda m, t: t - timedelta(days=1), "day"),
+    (re.compile(r"\b(?:earlier )?(?:today|this morning|this afternoon|tonight)\b", re.I), lambda m, t: t, "day"),
+    (
+        re.compile(rf"\blast ({_WEEKDAY_NAMES})\b", re.I),
+        lambda m, t: _last_week(t, _WEEKDAYS[m[1].lower()]),
+        "day",
+    ),
+    (re.compile(r"\blast weekend\b", re.I), lambda m, t: _last_week(t, 5), "day"),
+    (re.compile(r"\blast week\b", re.I), lambda m, t: _last_week(t, 0), "day"),
+    (re.compile(r"\blast month\b", re.I), lambda m, t: _months_before(t, 1), "month"),
+    (re.compile(r"\blast year\b", re.I), lambda m, t: date(t.year - 1, 1, 1), "year"),
+    (
+        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) days? ago\b", re.I),
+        lambda m, t: t - timedelta(days=_count(m[1])),
+        "day",
+    ),
+    (
+        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) weeks? ago\b", re.I),
+        lambda m, t: t - timedelta(days=7 * _count(m[1])),
+        "day",
+    ),
+    (
+        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) months? ago\b", re.I),
+        lambda m, t: _months_before(t, _count(m[1])),
+        "month",
+    ),
+    (
+        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) years? ago\b", re.I),
+        lambda m, t: date(t.year - _count(m[1]), 1, 1),
+        "year",
+    ),
+    (re.compile(r"大前天"), lambda m, t: t - timedelta(days=3), "day"),
+    (re.compile(r"前天"), lambda m, t: t - timedelta(days=2), "day"),
+    (re.compile(r"昨天|昨晚|昨日|昨儿"), lambda m, t: t - timedelta(days=1), "day"),
+    (re.compile(r"今天|今早|今晚|今天早上|今天上午"), lambda m, t: t, "day"),
+    (
+        re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
+        lambda m, t: _last_week(t, _ZH_WEEKDAYS[m[1]]),
+        "day",
+    ),
+    (re.compile(r"上(?:个)?周末"), lambda m, t: _last_week(t, 5), "day"),
+    (re.compile(r"上(?:个)?(?:周|星期|礼拜)"), lambda m, t: _last_week(t, 0), "day"),
+    (re.compile(r"上(?:个)?月"), lambda m, t: _months_before(t, 1), "month"),
+    (re.compile(r"去年"), lambda m, t: date(t.year - 1, 1, 1), "year"),
+    (re.compile(r"前年"), lambda m, t: date(t.year - 2, 1, 1), "year"),
+    (re.compile(rf"({_ZH_NUM})天(?:前|之前|以前)"), lambda m, t: t - timedelta(days=_number(m[1])), "day"),
+    (
+        re.compile(rf"({_ZH_NUM})(?:个)?(?:周|星期|礼拜)(?:前|之前|以前)"),
+        lambda m, t: t - timedelta(days=7 * _number(m[1])),
+        "day",
+    ),
+    (re.compile(rf"({_ZH_NUM})个月(?:前|之前|以前)"), lambda m, t: _months_before(t, _number(m[1])), "month"),
+    (re.compile(rf"({_ZH_NUM})年(?:前|之前|以前)"), lambda m, t: date(t.year - _number(m[1]), 1, 1), "year"),
+]
+
+
+def _count(token: str) -> int:
+    token = token.lower()
+    return {"a couple of": 2, "a few": 3}.get(token) or _number(token)
+
+
+def find_past_date(text: str, now: datetime | date) -> DateMatch | None:
+    """The earliest (then longest) reference to a past day, month or year in `text`."""
+    found = _past_matches(text, now)
+    return min(found, key=lambda d: (d.start, -(d.end - d.start))) if found else None
+
+
+def _past_matches(text: str, now: datetime | date) -> list[DateMatch]:
+    today = now.date() if isinstance(now, datetime) else now
+    found = []
+    for pattern, resolve, precision in _PAST_PATTERNS:
+        for m in pattern.finditer(text):
+            try:
+                when = resolve(m, today)
+            except (ValueError, KeyError):
+                continue
+            found.append(DateMatch(m.start(), m.end(), m.group(0), when, precision))
+    return found
+
+
+def _future_matches(text: str, now: datetime | date) -> list[DateMatch]:
+    today = now.date() if isinstance(now, datetime) else now
+    found = []
+    for pattern, resolve in _PATTERNS:
+        for m in pattern.finditer(text):
+            if _PAST_OR_RECURRING.search(text[: m.start()][-10:]):
+                continue
+            try:
+                found.append(DateMatch(m.start(), m.end(), m.group(0), resolve(m, today)))
+            except (ValueError, KeyError):
+                continue
+    return found
+
+
+_ANNOTATED = re.compile(r"^\s*[(（]\d{4}(?:-\d{2}){0,2}[)）]")
+# Written-out dates need no annotation; "today" alone says nothing worth a date in a preference.
+_SELF_DATED = re.compile(r"\d{4}|^(?:today|tonight|今天|今晚)$", re.I)
+
+
+def annotate_dates(text: str, now: datetime | date, *, past: bool = True, future: bool = True) -> str:
+    """`text` with the absolute date written after each relative date expression in it."""
+    found = (_past_matches(text, now) if past else []) + (_future_matches(text, now) if future else [])
+    # Longest first at each position, then no overlaps: "last Saturday" wins over "Saturday".
+    found.sort(key=lambda d: (d.start, -(d.end - d.start)))
+    chosen: list[DateMatch] = []
+    for match in found:
+        if chosen and match.start < chosen[-1].end:
+            continue
+        chosen.append(match)
+    for match in reversed(chosen):
+        if _SELF_DATED.search(match.text) or _ANNOTATED.match(text[match.end :]):
+            continue
+        note = f"（{match.iso}）" if re.search(r"[\u4e00-\u9fff]", match.text) else f" ({match.iso})"
+        text = text[: match.end] + note + text[match.end :]
+    return text
 
 
 def end_of_day(due: date, now: datetime) -> datetime:

@@ -21,7 +21,7 @@ from memories.extraction.candidates import (
     named_entities,
     tool_entities,
 )
-from memories.extraction.dates import DateMatch, end_of_day, find_date
+from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date, find_past_date
 from memories.extraction.phrasing import (
     ADVERB_RUN,
     capitalize,
@@ -172,8 +172,15 @@ _CORRECTION = re.compile(
 )
 
 
+# "Quick life update: I moved …", "Big news in the family: my sister …": a short label before a colon.
+_LABEL = re.compile(
+    r"^(?!(?:todo|to-do|to do|task|reminder|note)\b)[\w' -]{2,40}:\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)", re.I
+)
+
+
 def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
     body = _LEAD_FILLER.sub("", sentence).strip()
+    body = _LABEL.sub("", body)
     question = body.endswith("?")
     body = strip_end(body.rstrip("?").strip())
     if len(body) < 6:
@@ -312,8 +319,11 @@ def _first_word(text: str) -> str:
     return m.group(1).lower() if m else ""
 
 
+_LEAD_TIME = re.compile(r"^(?:these days|nowadays|lately|at the moment|currently|now),?\s+(?=(?:i|we)\b)", re.I)
+
+
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    clause = expand_contractions(strip_end(_LEAD_FILLER.sub("", clause.strip())))
+    clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
     if len(clause) < 6 or _GREETING.match(clause):
         return None
     rule = _rule(clause, ctx)
@@ -815,6 +825,8 @@ _LIKES = {
     "am not into": ("is not into", "dislikes"),
     "'m not into": ("is not into", "dislikes"),
     "no longer like": ("no longer likes", "dislikes"),
+    "stick to": ("sticks to", "likes"),
+    "stick with": ("sticks with", "likes"),
 }
 _SENTIMENT = re.compile(
     r"^i\s*(?P<advs>"
@@ -870,7 +882,11 @@ _HABIT = re.compile(
     re.I,
 )
 _HABIT_LEAD = re.compile(r"^(?P<when>" + _WHEN + r")[,]?\s+(?P<rest>i\s+.+)$", re.I)
-_HABIT_TAIL = re.compile(r"^(?P<rest>i\s+(?!am\b|'m\b|was\b)[a-z]+\b.+?)\s+(?P<when>" + _WHEN + r")$", re.I)
+_HABIT_TAIL = re.compile(
+    r"^(?P<rest>i\s+(?!am\b|'m\b|was\b)[a-z]+\b.+?)\s+(?P<when>" + _WHEN + r")"
+    r"(?P<tail>\s+(?:before|after|at|on|in|with|during)\s+[\w' -]{1,30})?$",
+    re.I,
+)
 
 
 def _habit(clause: str, ctx: Ctx) -> CandidateMemory | None:
@@ -883,7 +899,8 @@ def _habit(clause: str, ctx: Ctx) -> CandidateMemory | None:
             return None
         act = re.sub(r"^i\s+", "", m["rest"], flags=re.I)
         when = m["when"].lower()
-        content = f"{third_person(m['rest'])} {when}"
+        tail = m.groupdict().get("tail") or ""
+        content = f"{third_person(m['rest'])} {when}{third_person_rest(tail)}"
     if _OBJECT_NOT_A_PREFERENCE.match(act):
         return None
     return make(
@@ -921,17 +938,23 @@ _EMPLOYER = re.compile(
 _WORK_IN = re.compile(r"^i (?:currently |now )?work in (?P<field>.+)$", re.I)
 _LIVE = re.compile(
     r"^i (?:currently |now |still )?(?:live|am living|'m living|reside|am based|'m based|am located|'m located) "
-    r"in (?P<place>.+)$|^i(?:'ve| have)? (?:just |recently )?(?:moved|relocated) to (?P<place2>.+)$",
+    r"in (?P<place>.+)$|^i(?:'ve| have)? (?:just |recently |finally |officially )?(?:moved|relocated)"
+    r"(?: (?:out )?from [^,]+?)?(?: to| back to| over to) (?P<place2>.+)$|"
+    r"^i(?:'ve| have) (?:been )?(?:lived|living) in (?P<place3>.+)$",
     re.I,
 )
 _ORIGIN = re.compile(
     r"^i(?:'m| am) (?:originally )?from (?P<place>.+)$|^i (?:originally )?come from (?P<place2>.+)$|"
-    r"^i was born in (?P<place3>.+)$",
+    r"^i was born in (?P<place3>.+)$|^i grew up in (?P<place4>.+)$",
     re.I,
 )
 _IM_WORD = re.compile(r"^i(?:'m| am) (?:a )?(?P<word>[a-z][a-z -]+)$", re.I)
 _ALLERGY = re.compile(r"^i(?:'m| am) (?:very |severely |mildly )?allergic to (?P<what>.+)$", re.I)
-_AGE = re.compile(r"^i(?:'m| am) (?P<age>\d{1,3})(?: years old| yrs old| y/?o| years)?$", re.I)
+_AGE = re.compile(
+    r"^i(?:'m| am) (?:now |actually )?(?P<age>\d{1,3})(?: years old| yrs old| y/?o| years)?"
+    r"(?:,? not \d{1,3}\b.*)?$",
+    re.I,
+)
 _SPEAK = re.compile(r"^i (?:also )?speak (?P<langs>.+)$", re.I)
 _ON_OS = re.compile(
     r"^i(?:'m| am) (?:on|using|running) "
@@ -991,7 +1014,7 @@ def _identity(clause: str, ctx: Ctx) -> CandidateMemory | None:
         )
     m = _ORIGIN.match(clause)
     if m:
-        place = _clean_value(_PLACE_CUT.sub("", m["place"] or m["place2"] or m["place3"]))
+        place = _clean_value(_PLACE_CUT.sub("", m["place"] or m["place2"] or m["place3"] or m["place4"]))
         return make(
             ctx,
             third_person(clause),
@@ -1004,7 +1027,7 @@ def _identity(clause: str, ctx: Ctx) -> CandidateMemory | None:
         )
     m = _LIVE.match(clause)
     if m:
-        place = _clean_value(_PLACE_CUT.sub("", m["place"] or m["place2"]))
+        place = _clean_value(_PLACE_CUT.sub("", m["place"] or m["place2"] or m["place3"]))
         return make(
             ctx,
             third_person(clause),
@@ -1196,7 +1219,8 @@ def _uses(clause: str, ctx: Ctx) -> CandidateMemory | None:
 
 _WORKING_ON = re.compile(
     r"^(?:i|we)(?:'m| am|'re| are)? (?:currently |now |still |also )?(?:working on|building|developing|writing|"
-    r"making|creating|maintaining|work on|maintain|build|develop)\s+(?P<what>.+)$",
+    r"making|creating|maintaining|work on|maintain|build|develop|migrating|porting|rewriting|redesigning|"
+    r"refactoring|launching)\s+(?P<what>.+)$",
     re.I,
 )
 _CALLED = re.compile(r"\b(?:called|named)\s+(?P<name>[\w.-]+(?:\s+[A-Z][\w.-]*)*)", re.I)
@@ -1321,6 +1345,154 @@ def _have(clause: str, ctx: Ctx) -> CandidateMemory | None:
     )
 
 
+# Life events: what happened to the user ("we adopted a border collie last Saturday") ----------
+
+# Past-tense verbs (and verb phrases) that report something lasting about a life: moves, pets,
+# family, work, health, milestones, and tasks brought to an end. Anything else said in the past
+# tense ("I saw your message", "I tried that") is conversation, not a memory.
+_EVENT_VERBS = (
+    r"adopted|rescued|got (?:a|an|my|our|two|three|promoted|married|engaged|divorced|diagnosed|hired|accepted|"
+    r"admitted|certified|vaccinated|laid off|fired|into|back from|a new|the job|the offer|tested)|"
+    r"was (?:diagnosed|promoted|born|hired|accepted|laid off|fired|admitted|married|offered|told by (?:my|the) "
+    r"doctor)|were (?:diagnosed|promoted|married|engaged)|married|started|quit|left|joined|graduated|retired|"
+    r"bought|sold|had (?:a baby|a son|a daughter|twins|surgery|an operation|a stroke|a heart attack|"
+    r"knee surgery|my first|our first|a (?:minor |major )?(?:accident|operation|surgery))|gave birth|ran|finished|"
+    r"completed|submitted|passed|won|broke|tore|signed up|registered|enrolled|lost|visited|booked|launched|"
+    r"published|became|took up|learned|learnt|sent off|filed|paid off|renewed|opened|closed|switched|met|"
+    r"celebrated|welcomed|moved|relocated|wrapped up|handed in|turned in|delivered|shipped|released|"
+    r"defended|earned|received|passed away|recovered|returned|came back|got back|changed jobs|landed"
+)
+_EVENT = re.compile(
+    r"^(?P<who>i|we|my (?:wife|husband|partner) and i)\s+(?:(?:just|finally|recently|officially|already|also|"
+    r"actually|only|successfully|eventually)\s+)*(?P<verb>" + _EVENT_VERBS + r")\b(?P<rest>.*)$",
+    re.I,
+)
+# "I'm signed up for …", "I've been learning the cello for two years", "I'm done with the taxes".
+_STATE = re.compile(
+    r"^i(?: am|'m) (?:now |finally |officially |all )?(?P<verb>signed up|registered|enrolled|engaged|married|"
+    r"pregnant|retired|done with|finished with|through with|recovering from)\b(?P<rest>.+)$|"
+    r"^i(?: have|'ve) been (?P<verb2>[a-z]+ing)\b(?P<rest2>.+?\b(?:for|since)\b.+)$",
+    re.I,
+)
+_NOT_EVENT_OBJECT = re.compile(
+    r"^\s*(?:it|that|this|them|those|these|you|your|what|something|anything|nothing|the same|a question|"
+    r"a look|a bit|a lot|to ask|to say|to tell|your message|the (?:link|answer|message|article|code|error)|"
+    r"with you|here|there|now|up|again|over)\b|^\s*$",
+    re.I,
+)
+
+
+_HOUSEHOLD_VERBS = r"adopted|rescued|welcomed|moved|relocated|bought|sold|had|got (?:married|engaged|a|an)|married"
+
+
+def _without_dates(text: str, ctx: Ctx) -> str:
+    for finder in (find_past_date, find_date):
+        found = finder(text, ctx.now)
+        if found is not None:
+            text = _DANGLING.sub("", text[: found.start].rstrip()) + " " + text[found.end :].lstrip()
+    return text.strip()
+
+
+def _event(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _EVENT.match(clause)
+    if m:
+        verb, rest = m["verb"].lower(), m["rest"]
+    else:
+        m = _STATE.match(clause)
+        if not m:
+            return None
+        verb, rest = (m["verb"] or m["verb2"]).lower(), m["rest"] or m["rest2"]
+    if _NOT_EVENT_OBJECT.match(rest) and verb not in {"retired", "married", "engaged", "pregnant", "quit"}:
+        return None
+    content = third_person(_trim_aside(clause))
+    if (m.groupdict().get("who") or "i").lower() != "i" and re.match(_HOUSEHOLD_VERBS, verb):
+        # "We adopted a dog", "we bought a house": the household, not a work team.
+        content = re.sub(r"^User's team\b", "User and their family", content)
+    rest = _without_dates(rest, ctx)
+    done = verb in {
+        "finished",
+        "completed",
+        "submitted",
+        "done with",
+        "finished with",
+        "wrapped up",
+        "handed in",
+        "turned in",
+        "sent off",
+        "filed",
+        "paid off",
+        "renewed",
+        "delivered",
+        "shipped",
+    }
+    value = value_text(_clean_value(third_person_rest(rest))) or verb
+    return make(
+        ctx,
+        content,
+        "fact",
+        MEDIUM if done else HIGH,
+        retention="long" if done else "permanent",
+        subject=" ".join(slot_key(f"{verb} {value}").split()[:6]),
+        predicate="done" if done else "event",
+        value=value,
+        entities=named_entities(clause[1:]),
+    )
+
+
+# "My sister Anna just had a baby", "My mom lives in Porto": facts about the people (and pets) in
+# the user's life, which `_my_attribute` ("my X is Y") does not cover.
+_RELATIVES = (
+    r"wife|husband|partner|girlfriend|boyfriend|fiance|fiancee|fiancé|fiancée|son|daughter|kids|children|child|"
+    r"baby|mom|mum|mother|dad|father|parents|brother|sister|siblings|twin|grandma|grandpa|grandmother|grandfather|"
+    r"grandparents|aunt|uncle|cousin|niece|nephew|in-laws|mother-in-law|father-in-law|best friend|friend|"
+    r"roommate|flatmate|boss|manager|cofounder|co-founder|dog|cat|puppy|kitten|pet|parrot|rabbit|hamster|horse"
+)
+_RELATIVE_VERBS = (
+    r"lives|lived|works|worked|studies|studied|is studying|starts|begins|joins|is starting|teaches|owns|runs|"
+    r"loves|likes|hates|plays|speaks|"
+    r"has (?:a|an|two|three|been)|is (?:getting|having|moving|starting|turning|studying|working|living|expecting|"
+    r"retiring|graduating|allergic|diabetic|vegan|vegetarian)|turns|turned|"
+    + _EVENT_VERBS.replace("was (?:", "(?:was|is) (?:")
+    + r"|got|had"
+)
+_RELATIVE = re.compile(
+    r"^(?P<who>my|our) (?:(?:little|big|older|younger|elder|baby|new|oldest|youngest|eldest|late|twin|"
+    r"best|step|ex)[- ])?(?P<rel>" + _RELATIVES + r")(?P<name>(?:,)?\s+[A-Z][\w'-]+(?:,)?)?\s+"
+    r"(?:(?:just|finally|recently|also|still|now|already)\s+)*"
+    r"(?P<verb>" + _RELATIVE_VERBS + r")\b(?P<rest>.*)$",
+    re.I,
+)
+_ASIDE = re.compile(
+    r",\s+(?:so|and|but|because|which|since)\s+(?:she|he|they|it|we|that|this)\b.*$|"
+    r"\s+(?:,\s*)?(?:like i (?:said|wrote|mentioned)|as i (?:said|wrote|mentioned)).*$",
+    re.I,
+)
+
+
+def _trim_aside(text: str) -> str:
+    return _ASIDE.sub("", text)
+
+
+def _relative(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _RELATIVE.match(clause)
+    if not m or _NOT_EVENT_OBJECT.match(m["rest"]) and not m["verb"].lower().startswith(("is ", "turn")):
+        return None
+    rel = m["rel"].lower()
+    name = (m["name"] or "").strip(" ,")
+    content = third_person(_trim_aside(clause))
+    entities = [(name, "person" if rel in lexicon.PERSON_ATTRIBUTES or rel.endswith("s") else "other")] if name else []
+    return make(
+        ctx,
+        annotate_dates(content, ctx.now),
+        "fact",
+        MEDIUM,
+        subject=f"{rel} {name}".strip(),
+        predicate="event",
+        value=value_text(third_person_rest(f"{m['verb']}{m['rest']}")),
+        entities=entities + named_entities(m["rest"]),
+    )
+
+
 _CLAUSE_RULES: list[Rule] = [
     _skill,
     _decision,
@@ -1335,6 +1507,8 @@ _CLAUSE_RULES: list[Rule] = [
     _uses,
     _project,
     _have,
+    _event,
+    _relative,
 ]
 
 __all__ = ["EXPLICIT", "LOW", "extract_clause", "extract_sentence", "preference_subject"]

@@ -40,7 +40,8 @@ def split_sentences(text: str) -> list[str]:
 
 
 _EN_CLAUSE = re.compile(
-    r"\s*[,;]?\s+(?:and|but|so|also|plus|though|although|because|while)\s+(?=(?:i|i'm|i've|i'll|i'd|my|we|we're)\b)"
+    r"\s*[,;]?\s+(?:and|but|so|also|plus|though|although|because|while)\s+"
+    r"(?=(?:(?:these days|nowadays|now|lately),?\s+)?(?:i|i'm|i've|i'll|i'd|my|we|we're)\b)"
     r"|\s*[,;]\s+(?=(?:i|i'm|i've|i'll|i'd|my)\s)",
     re.I,
 )
@@ -174,6 +175,11 @@ FILLER_ADVERBS = {
     "seriously",
 }
 KEPT_ADVERBS = {
+    "finally",
+    "recently",
+    "officially",
+    "successfully",
+    "eventually",
     "usually",
     "always",
     "normally",

@@ -60,6 +60,8 @@ class CandidateMemory:
     # Text of an existing memory (as passed in `existing`) that this candidate corrects or replaces,
     # when the provider noticed one; "" otherwise.
     contradicts: str = ""
+    # When what it tells happened ("2023-05-06", "2023-04", "2022"), resolved from the turn's time.
+    event_date: str = ""
 
 
 @dataclass

@@ -1,0 +1,121 @@
+"""Life events, family and pets in English: what happened to the user, with its date resolved."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from memories.extraction.heuristic import extract_candidates
+from tests.memories.extraction.builders import user_says
+
+SAID_AT = datetime(2023, 5, 8, 10, 0, tzinfo=UTC)  # a Monday
+
+
+def extracted(line: str) -> list[tuple]:
+    return [
+        (c.content, c.category, c.subject, c.predicate, c.value, c.event_date)
+        for c in extract_candidates(user_says(line, at=SAID_AT), [])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "Quick life update: I finally moved from Berlin to Lisbon last month.",
+            [
+                (
+                    "User finally moved from Berlin to Lisbon last month (2023-04)",
+                    "fact",
+                    "residence",
+                    "lives in",
+                    "Lisbon",
+                    "2023-04",
+                )
+            ],
+        ),
+        (
+            "We adopted a border collie named Biscuit last Saturday!",
+            [
+                (
+                    "User and their family adopted a border collie named Biscuit last Saturday (2023-05-06)",
+                    "fact",
+                    "adopted a border collie named biscuit",
+                    "event",
+                    "a border collie named Biscuit",
+                    "2023-05-06",
+                )
+            ],
+        ),
+        (
+            "I was diagnosed with celiac disease two weeks ago.",
+            [
+                (
+                    "User was diagnosed with celiac disease two weeks ago (2023-04-24)",
+                    "fact",
+                    "was diagnosed with celiac disease",
+                    "event",
+                    "with celiac disease",
+                    "2023-04-24",
+                )
+            ],
+        ),
+        (
+            "I finally finished my tax return yesterday.",
+            [
+                (
+                    "User finally finished their tax return yesterday (2023-05-07)",
+                    "fact",
+                    "finished their tax return",
+                    "done",
+                    "their tax return",
+                    "2023-05-07",
+                )
+            ],
+        ),
+        (
+            "Big news in the family: my sister Anna just had a baby girl called Mia.",
+            [
+                (
+                    "User's sister Anna just had a baby girl called Mia",
+                    "fact",
+                    "sister anna",
+                    "event",
+                    "had a baby girl called Mia",
+                    "",
+                )
+            ],
+        ),
+        (
+            "I grew up in Nairobi, but I've lived in Toronto since 2015.",
+            [
+                ("User grew up in Nairobi", "fact", "origin", "is from", "Nairobi", ""),
+                ("User has lived in Toronto since 2015", "fact", "residence", "lives in", "Toronto", ""),
+            ],
+        ),
+        (
+            "Coffee makes me jittery, so these days I stick to green tea.",
+            [("User sticks to green tea", "preference", "green tea", "opinion", "likes", "")],
+        ),
+        ("And I'm 34, not 43 like I wrote earlier.", [("User is 34 years old", "fact", "age", "is", "34", "")]),
+    ],
+)
+def test_life_events_become_dated_facts(line, expected):
+    # given one user turn said on Monday 2023-05-08
+    # when the heuristic extracts it
+    # then the event is one fact, its relative date written out
+    assert extracted(line) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I saw your message yesterday.",
+        "I tried that already.",
+        "I left it on the table.",
+        "lol, my cat just knocked the music stand over",
+        "I finished it.",
+        "My boss asked me about it yesterday.",
+    ],
+)
+def test_past_tense_conversation_is_not_a_life_event(line):
+    assert extracted(line) == []
