@@ -165,7 +165,8 @@ class SearchOutputSerializer(serializers.Serializer):
 
 class ContextQuerySerializer(StrictSerializer):
     query = CleanCharField(max_length=4000, required=False, allow_blank=True, default="")
-    agent = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
+    # As in search: absent means every agent namespace of the owner, present (even empty) that one.
+    agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
     session_id = serializers.UUIDField(required=False, allow_null=True, default=None)
     max_tokens = serializers.IntegerField(required=False, min_value=100, max_value=200_000, default=None)
     owner = CleanCharField(max_length=150, required=False)

@@ -12,11 +12,13 @@ from sessions.models import ConversationTurn, Role
 from sessions.selectors.sessions import scratchpad_get
 
 
-def _pinned(owner, agent: str) -> list[Memory]:
+def _pinned(owner, agent: str | None) -> list[Memory]:
     cfg = settings.MEMORY_SCORING
+    rows = Memory.objects.filter(owner=owner, status=Status.ACTIVE, strength__gte=cfg["PIN_MIN_STRENGTH"])
+    if agent is not None:
+        rows = rows.filter(agent=agent)
     return list(
-        Memory.objects.filter(owner=owner, agent=agent, status=Status.ACTIVE, strength__gte=cfg["PIN_MIN_STRENGTH"])
-        .exclude(expires_at__lte=_now())
+        rows.exclude(expires_at__lte=_now())
         .exclude(relations_in__type=RelationType.SUPERSEDES)
         .defer("embedding", "search_vector")
         .order_by("-pinned", "-strength", "-importance", "-updated_at")[: cfg["PIN_MAX"]]
@@ -39,15 +41,19 @@ def context_build(
     *,
     owner,
     query: str = "",
-    agent: str = "",
+    agent: str | None = None,
     session_id=None,
     max_tokens: int | None = None,
     record_access: bool = True,
 ) -> dict:
     """The context block for an agent's prompt. `record_access=False` previews it (the dashboard's
-    context-window view) without counting the recalled memories as used."""
+    context-window view) without counting the recalled memories as used.
+
+    `agent` reads as in `memory_search`: None pins and recalls from every agent namespace of the owner,
+    a string (the empty one included) from that namespace only. The scratchpad is per namespace: None
+    shows the default one's."""
     budget = max_tokens or int(settings.LLM_CONTEXT_WINDOW * settings.CONTEXT_MEMORY_SHARE)
-    pad = scratchpad_get(owner=owner, agent=agent)
+    pad = scratchpad_get(owner=owner, agent=agent or "")
     pinned = _pinned(owner, agent)
     recalled = []
     if query and settings.CONTEXT_IMPLICIT_RECALL and _is_first_message(owner, session_id):

@@ -70,7 +70,7 @@ def test_archived_pending_superseded_forgotten_expired_and_foreign_memories_are_
     MemoryFactory(owner=user, agent="helper", content="Hidden memory of another agent", strength=0.95)
 
     # when the default agent's context is built, with a query that matches every one of them
-    context = context_build(owner=user, query="Hidden memory")
+    context = context_build(owner=user, query="Hidden memory", agent="")
 
     # then only the visible ones appear, pinned or recalled
     assert [m["content"] for m in context["memories"]] == ["Visible core memory", "Visible superseding memory"]
