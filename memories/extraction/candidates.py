@@ -26,6 +26,9 @@ class Ctx:
     explicit: bool = False  # inside "remember …" / "forget …"
     correction: bool = False  # after "no, actually …" / "不对，…"
     future: bool = False  # after "from now on" / "以后"
+    # Names of people and pets the user introduced earlier in the conversation, latest last: "豆豆今年两岁"
+    # and "he's two" (right after "a border collie named Biscuit") are about them.
+    names: tuple[str, ...] = ()
 
     @property
     def now(self) -> datetime:
@@ -83,6 +86,20 @@ def apply_context(candidate: CandidateMemory, ctx: Ctx) -> CandidateMemory:
             candidate.retention = "permanent"
             candidate.expires_at = None
     return candidate
+
+
+_INTRODUCED = re.compile(
+    r"\b(?:named|called)\s+(?P<en>[A-Z][\w'-]+)|叫(?:做)?(?P<zh>[\u4e00-\u9fff]{2,3}?)(?=[，,。是今的]|$)"
+)
+
+
+def introduced_names(candidates: list[CandidateMemory]) -> list[str]:
+    """The people and pets `candidates` name, in the order they appear."""
+    names: list[str] = []
+    for candidate in candidates:
+        names += [name for name, kind in candidate.entities if kind in ("person", "other") and not name.islower()]
+        names += [m["en"] or m["zh"] for m in _INTRODUCED.finditer(candidate.content)]
+    return list(dict.fromkeys(names))
 
 
 def _dedupe(entities: list[tuple[str, str]]) -> list[tuple[str, str]]:

@@ -19,14 +19,15 @@ from memories.extraction.candidates import (
     named_entities,
     tool_entities,
 )
-from memories.extraction.dates import DateMatch, end_of_day, find_date
+from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date
 from memories.extraction.phrasing import cjk_count, slot_key, split_clauses, strip_zh_end, zh_third_person
 from memories.providers.llm import CandidateMemory
 
 Rule = Callable[[str, Ctx], CandidateMemory | None]
 
 _FILLER = re.compile(
-    r"^(?:(?:嗯+|哦+|啊+|呃+|对了|那个|另外|还有|然后|顺便说一下|顺便说|顺便)[，,。！!\s]*|(?:好的?|对|是的|嗨|你好|您好)[，,。！!\s]+)+"
+    r"^(?:(?:嗯+|哦+|啊+|呃+|对了|那个|另外|还有|然后|顺便说一下|顺便说|顺便)[，,。！!\s]*|(?:好的?|对|是的|嗨|你好|您好)[，,。！!\s]+|"
+    r"(?:跟你说|告诉你|说个|有个|好消息|坏消息|大新闻|还不错|挺好的|不错)[^，,。！!]{0,5}[，,。！!：:]\s*)+"
 )
 _QUESTION_END = re.compile(r"(?:吗|呢|么|嘛)[？?。！!]*$|[？?]$")
 _FORGET = re.compile(
@@ -39,7 +40,8 @@ _REMEMBER = re.compile(
     r"^(?:请|帮我|麻烦你?|你)?(?:要)?(?:记住|记一下|记下来|记下|记好|帮我记|牢记|记录一下|记录下来)[：:，,\s]*(?P<body>.+)$"
 )
 _CORRECTION = re.compile(
-    r"^(?:(?:不对|错了|搞错了|你错了|你说错了|更正一下|纠正一下|我是说|其实)[，,。！!：:\s]*|不是[，,。！!：:]\s*|不，\s*)(?P<rest>.+)$"
+    r"^(?:(?:不对|错了|搞错了|你错了|你说错了|更正一下|纠正一下|我是说|其实)[，,。！!：:\s]*|不是[，,。！!：:]\s*|不，\s*)"
+    r"(?:我(?:刚才|之前|前面)?(?:说错了|搞错了|记错了|打错了|写错了|弄错了)[，,。！!：:\s]*)?(?P<rest>.+)$"
 )
 
 
@@ -177,6 +179,12 @@ _RULE = re.compile(
     r"^(?:要|得|应该)?(?P<mod>永远不要|千万不要|绝对不要|绝不要|再也不要|一定不要|不要再|别再|永远别|千万别|绝对不能|绝不能|"
     r"不能|不准|不许|禁止|不要|别|必须|一定要|务必|总是要|总是|始终|每次都要|每次都|永远都要|永远要|都要)(?P<act>.+)$"
 )
+# "写代码不要用 tab", "回复的时候别太长": a standing instruction about one kind of task.
+_RULE_IN = re.compile(
+    r"^(?P<task>(?:写|回答|回复|提交|部署|发|命名|翻译|解释|总结|生成|输出|推荐|建议|改|做)"
+    r"[\u4e00-\u9fffA-Za-z ]{0,6}?)"
+    r"(?:的时候|时)?[，,]?(?P<mod>永远不要|千万不要|绝对不要|不要|别|不能|必须|一定要|务必|都要|统一)(?P<act>.+)$"
+)
 _NEVER = ("不", "别", "禁止")
 _ALWAYS = ("总是", "始终", "每次", "永远要", "永远都要", "都要")
 _NOT_AN_ACTION = re.compile(r"^(?:人|的|处|墅|紧|客气|担心|着急|管|介意|急|怕|在意|这样|那样|这么做|那么做|这么干|了)")
@@ -191,7 +199,7 @@ def _rule(text: str, ctx: Ctx) -> CandidateMemory | None:
             return extract_clause(body, ctx.but(future=True))
         return None
     body = re.sub(r"^我(?:要求|希望|需要|想让)你", "", body)
-    m = _RULE.match(body)
+    m = _RULE.match(body) or _RULE_IN.match(body)
     if m:
         mod_text = m["mod"]
         if mod_text in ("别", "不要") and m["act"].startswith(("忘", "记得")):
@@ -204,7 +212,8 @@ def _rule(text: str, ctx: Ctx) -> CandidateMemory | None:
             mod = "never"
         else:
             mod = "must"
-        return _rule_candidate(ctx, mod, m["act"], ("以后" if future else "") + mod_text)
+        task = m["task"] if "task" in m.re.groupindex else ""
+        return _rule_candidate(ctx, mod, m["act"], ("以后" if future else "") + task + mod_text)
     if future and len(body) >= 3 and not _NOT_AN_ACTION.match(body):
         return _rule_candidate(ctx, "must", body, "以后")
     return None
@@ -238,14 +247,14 @@ _REMIND = re.compile(
 )
 _TODO_TRIGGER = re.compile(
     r"要|需要|(?<![觉记懂值显获取难晓])得(?![到很多好])|必须|打算|准备|计划|会|有(?![点些])|去|安排|约了|开会|交|截止|到期|"
-    r"之前|以前|出发|回来|见面|面试|考试|提交|完成|参加"
+    r"之前|以前|出发|回来|见面|面试|考试|提交|完成|参加|上线|发布|交付|举行|举办|开学|入职|报到"
 )
 
 
 def _annotate(text: str, due: DateMatch | None) -> str:
     if due is None or due.is_absolute:
         return text
-    return f"{text[: due.end]}（{due.due.isoformat()}）{text[due.end :]}"
+    return f"{text[: due.end]}（{due.iso}）{text[due.end :]}"
 
 
 def _without_date(text: str, due: DateMatch | None) -> str:
@@ -435,16 +444,16 @@ def _prefer(text: str, ctx: Ctx) -> CandidateMemory | None:
 _SENTIMENT = re.compile(
     r"^我(?P<adv>(?:现在|其实|真的|非常|很|特别|超级|挺|也|一直|都|最|有点|还是|比较|不太|不怎么|一点都|一点也|从小就|向来|平时|"
     r"通常|一般)*)"
-    r"(?P<verb>不喜欢|不爱|讨厌|受不了|反感|厌恶|不感冒|喜欢|爱|热爱|喜爱|迷上了|迷上|爱上了|爱上)(?P<obj>.+)$"
+    r"(?P<verb>不喜欢|不爱|讨厌|受不了|反感|厌恶|不感冒|不吃|不喝|吃不了|喝不了|喜欢|爱|热爱|喜爱|迷上了|迷上|爱上了|爱上)(?P<obj>.+)$"
 )
-_DISLIKE = ("不", "讨厌", "受不了", "反感", "厌恶")
+_DISLIKE = ("不", "讨厌", "受不了", "反感", "厌恶", "吃不了", "喝不了")
 
 
 def _sentiment(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _SENTIMENT.match(text)
     if not m or m["obj"].startswith(("的", "你", "这", "那", "它", "上")):
         return None
-    obj, _ = _object(m["obj"])
+    obj, _ = _object(re.split(r"[，,；;]", m["obj"])[0])
     if not obj:
         return None
     negative = m["verb"].startswith(_DISLIKE) or any(n in m["adv"] for n in ("不太", "不怎么", "一点都", "一点也"))
@@ -498,15 +507,22 @@ _NAME = re.compile(r"^我(?:的名字)?(?:叫|是叫)(?P<name>[\u4e00-\u9fffA-Za
 _EMPLOYER = re.compile(
     r"^我(?:现在|目前|一直|还)?在(?P<org>.+?)(?:工作|上班|任职|实习|打工)$|^我(?:现在|目前)?(?:就职于|任职于|供职于)(?P<org2>.+)$"
 )
+_ROLE_AT = re.compile(r"^我(?:现在|目前|一直|还)?在(?P<org>.+?)(?:当|做|担任|任)(?P<role>[^，,]{2,10})$")
 _LIVE = re.compile(
     r"^我(?:现在|目前|一直|还)?(?:住在|生活在|定居在|定居于|住)(?P<place>.+)$|^我(?:刚|最近|已经|刚刚)?(?:搬到|搬去|搬家到)了?(?P<place2>.+)$"
 )
-_ORIGIN = re.compile(r"^我(?:来自|老家在|老家是|出生在|出生于)(?P<place>.+)$|^我是(?P<place2>[\u4e00-\u9fff]{2,6})人$")
+_ORIGIN = re.compile(
+    r"^我(?:来自|老家在|老家是|出生在|出生于)(?P<place>.+)$|^我是(?P<place2>[\u4e00-\u9fff]{2,6})人$|"
+    r"^我(?:是)?(?:从小)?在(?P<place3>[\u4e00-\u9fff]{2,8}?)(?:长大|出生)的?(?P<rest>.*)$"
+)
 _AGE = re.compile(r"^我(?:今年)?(?P<age>\d{1,3})岁(?:了)?$")
 _ALLERGY = re.compile(r"^我对(?P<what>.+?)过敏$")
 _ROLE = re.compile(r"^我(?:现在|目前)?(?:是|是一名|是一个|是个|是一位|做)(?P<role>.+)$")
 _ROLE_DO = re.compile(r"^我(?:现在|目前)?是做(?P<role>.+)的$")
 _MEASURE = re.compile(r"^(?:一名|一个|一位|个|名|位)")
+_NOT_A_ROLE = re.compile(
+    r"[的了吗吧呢啊呀么着过很太真挺说想要会能在是有]|^(?:这|那|你|他|她|它|谁|什么|怎么|不|没|故意|开玩笑|认真)"
+)
 _PLACE_END = re.compile(r"(?:了|的|附近|那边|这边|这里|那里)$")
 
 
@@ -535,6 +551,19 @@ def _identity(text: str, ctx: Ctx) -> CandidateMemory | None:
     if m:
         return make(
             ctx, zh_third_person(text), "fact", HIGH, subject=f"{m['what']} allergy", predicate="is", value="allergic"
+        )
+    m = _ROLE_AT.match(text)
+    if m and m["role"].endswith(lexicon.ZH_OCCUPATION_SUFFIXES):
+        org = re.sub(r"^(?:一家|一个|家)", "", m["org"].strip())
+        return make(
+            ctx,
+            zh_third_person(text),
+            "fact",
+            HIGH,
+            subject="occupation",
+            predicate="is",
+            value=m["role"],
+            entities=[(org, "organization")] if not org.startswith(("做", "搞")) and len(org) <= 10 else [],
         )
     m = _EMPLOYER.match(text)
     if m:
@@ -577,7 +606,7 @@ def _identity(text: str, ctx: Ctx) -> CandidateMemory | None:
         )
     m = _ORIGIN.match(text)
     if m:
-        place = _PLACE_END.sub("", (m["place"] or m["place2"]).strip())
+        place = _PLACE_END.sub("", (m["place"] or m["place2"] or m["place3"]).strip())
         return make(
             ctx,
             zh_third_person(text),
@@ -595,6 +624,9 @@ def _identity(text: str, ctx: Ctx) -> CandidateMemory | None:
             return None
         occupation = role.endswith(lexicon.ZH_OCCUPATION_SUFFIXES) or m.re is _ROLE_DO
         if not occupation:
+            if m.re is _ROLE and re.fullmatch(r"[\u4e00-\u9fff]{2,4}", role) and not _NOT_A_ROLE.search(role):
+                # "我是伴娘", "我是素食者": a short noun says what the user is.
+                return make(ctx, zh_third_person(text), "fact", MEDIUM, subject=role, predicate="is", value="yes")
             return None
         org = re.match(r"^(?P<org>.+?)(?:的)", role)
         entities = [(org["org"], "organization")] if org and len(org["org"]) >= 2 else []
@@ -741,8 +773,240 @@ def _have(text: str, ctx: Ctx) -> CandidateMemory | None:
     )
 
 
+# Life events ------------------------------------------------------------------------------------
+
+# Time words that may sit between 我 and the verb ("我上个月从北京搬到了深圳") or lead the clause
+# ("上周日我跑完了…").
+_ZH_TIME = (
+    r"(?:(?:上个?月|上(?:个)?(?:周|星期|礼拜)[一二三四五六日天]?|上周末|昨天|昨晚|前天|今天|今早|去年|前年|刚刚|刚|最近|已经|终于|"
+    r"总算|也|都|正式|\d{4}年(?:\d{1,2}月)?(?:\d{1,2}[日号])?|\d{1,2}月(?:\d{1,2}[日号])?|"
+    r"[\d一两二三四五六七八九十半]+(?:天|周|个星期|个月|年)(?:前|之前|以前))[，,]?\s*)*"
+)
+_ZH_EVENT_VERBS = (
+    r"领养了?|收养了?|捡了|养了|买了|卖了|结婚了?|离婚了?|订婚了?|辞职了?|离职了?|入职了?|跳槽了?|升职了?|毕业了?|退休了?|"
+    r"生了|有了宝宝|怀孕了?|被诊断出?|确诊了?|查出了?|得了|做了(?:个)?手术|住院了?|出院了?|骨折了?|跑完了?|完成了|报名了?|参加了|"
+    r"考上了?|考过了?|通过了|拿到了?|获得了|换了|开始学|学会了|搬(?:家)?到了?|搬去了?|搬回了?|搬家了|去了|回了|戒了|加入了"
+)
+_ZH_EVENT = re.compile(
+    r"^(?:"
+    + _ZH_TIME
+    + r")(?P<who>我们|我|咱们)"
+    + _ZH_TIME
+    + r"(?:从(?P<origin>[^，,]{1,10}?))?(?P<verb>"
+    + _ZH_EVENT_VERBS
+    + r")(?P<rest>.*)$"
+)
+_ZH_NOT_EVENT = re.compile(r"^(?:你|这个|那个|它|吗|呢|什么|一下|$)")
+_ZH_DONE_VERBS = ("完成", "跑完", "拿到", "考过", "通过")
+
+
+def _event(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_EVENT.match(text)
+    if not m or _ZH_NOT_EVENT.match(m["rest"]) and not m["verb"].endswith("了"):
+        return None
+    verb = m["verb"]
+    if verb.startswith("搬") or verb == "去了" and _is_place(strip_zh_end(m["rest"]).strip("了 ")):
+        place = _PLACE_END.sub("", strip_zh_end(m["rest"]).strip(" 了"))
+        if verb.startswith("搬") and place:
+            return make(
+                ctx,
+                zh_third_person(text),
+                "fact",
+                HIGH,
+                subject="residence",
+                predicate="lives in",
+                value=place,
+                entities=[(place, "place")] + ([(m["origin"], "place")] if m["origin"] else []),
+            )
+    if verb == "去了" or verb == "回了":
+        return None  # "我昨天去了超市": an errand, not a life event
+    value = re.split(r"[，,；;]", strip_zh_end(m["rest"]).strip("，, "))[0] or verb
+    return make(
+        ctx,
+        annotate_dates(zh_third_person(text), ctx.now, bare_weekdays=False),
+        "fact",
+        MEDIUM if verb.startswith(_ZH_DONE_VERBS) else HIGH,
+        subject=re.sub(r"了$", "", verb) + value[:12],
+        predicate="event",
+        value=value,
+        entities=named_entities(value),
+    )
+
+
+# "报告终于写完了", "护照也办好了", "我把税报完了": tasks brought to an end (the subject is often left out).
+_ZH_DONE = re.compile(
+    r"^(?:我(?:的)?|我把)?(?P<what>[\u4e00-\u9fffA-Za-z0-9 ]{1,12}?)(?:终于|总算|已经|也|都|刚刚|刚)*"
+    r"(?P<verb>写完|做完|改完|弄完|搞定|办好|办完|交完|提交|交了|考完|拿到|完成|处理完|整理完|报完|弄好|修好|装好|签完|签好)了"
+    r"(?P<rest>.*)$"
+)
+_ZH_NOT_TASK = re.compile(r"^(?:你|这|那|它|都|也|我|事情|东西|作业吗)")
+
+
+def _done(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_DONE.match(text)
+    if not m or _ZH_NOT_TASK.match(m["what"]) or len(m["what"].strip()) < 2:
+        return None
+    what = m["what"].strip()
+    body = text if text.startswith("我") else "我的" + text
+    return make(
+        ctx,
+        zh_third_person(body),
+        "fact",
+        MEDIUM,
+        retention="long",
+        subject=what,
+        predicate="done",
+        value=m["verb"],
+    )
+
+
+# Family and pets: "我姐姐下个月在成都结婚", "我老婆叫王芳，是一名护士" ---------------------------------
+
+_ZH_RELATIVES = (
+    r"老婆|老公|妻子|丈夫|爱人|对象|男朋友|女朋友|未婚夫|未婚妻|儿子|女儿|孩子|宝宝|大儿子|小儿子|大女儿|小女儿|"
+    r"妈妈|爸爸|母亲|父亲|老妈|老爸|爸|妈|父母|爸妈|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|"
+    r"姑姑|表哥|表姐|表弟|表妹|堂哥|堂姐|公公|婆婆|岳父|岳母|闺蜜|好朋友|朋友|室友|老板|领导|同事|狗狗|狗|猫咪|猫|小狗|小猫"
+)
+_ZH_RELATIVE = re.compile(r"^我(?:的|家)?(?P<rel>" + _ZH_RELATIVES + r")(?P<rest>[^吗呢？?]{2,})$")
+_ZH_RELATIVE_NOT = re.compile(r"^(?:说|问|觉得|让我|叫我|想让|要我|不让|刚才|也觉得|认为|建议)")
+
+
+def _relative(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_RELATIVE.match(text)
+    if not m or _ZH_RELATIVE_NOT.match(m["rest"]):
+        return None
+    rel, rest = m["rel"], m["rest"]
+    name = re.match(r"^(?:叫|名字叫|名叫)(?P<name>[\u4e00-\u9fffA-Za-z]{1,6}?)(?:[，,]|$)", rest)
+    content = "用户的" + zh_third_person(text[text.index(rel) :])
+    return make(
+        ctx,
+        annotate_dates(content, ctx.now),
+        "fact",
+        MEDIUM,
+        subject=rel + (name["name"] if name else ""),
+        predicate="",
+        value=strip_zh_end(rest),
+        entities=[(name["name"], "person" if rel not in ("狗狗", "狗", "猫咪", "猫", "小狗", "小猫") else "other")]
+        if name
+        else [],
+    )
+
+
+# "新家在南山区": where the user's home, company or school is, often said without 我的.
+_ZH_WHERE = re.compile(
+    r"^(?:我的?)?(?P<what>新家|家|老家|公司|学校|单位|办公室)(?:在|位于)(?P<place>[^，,]{2,12})(?P<rest>.*)$"
+)
+
+
+def _where(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_WHERE.match(text)
+    if not m:
+        return None
+    place = _PLACE_END.sub("", m["place"].strip())
+    return make(
+        ctx,
+        f"用户的{m['what']}在{m['place'].strip()}",
+        "fact",
+        MEDIUM,
+        subject=f"{m['what']} location",
+        predicate="is",
+        value=place,
+        entities=[(place, "place")],
+    )
+
+
+# Health: "医生说我有轻度高血压", "我有哮喘" ------------------------------------------------------
+
+_ZH_HEALTH = re.compile(
+    r"^(?:医生说|检查发现|体检发现|体检查出|查出来)?我(?:有|得了|患了|患有|确诊了?|被诊断出?(?:有|患有|为)?)"
+    r"(?P<what>[^，,]{0,8}?(?:病|症|炎|癌|高血压|低血压|糖尿病|哮喘|贫血|失眠|抑郁|焦虑|过敏|痛风|结石|骨折|近视|胃溃疡))"
+)
+
+
+def _health(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_HEALTH.match(text)
+    if not m:
+        return None
+    return make(
+        ctx, zh_third_person(text), "fact", HIGH, subject=f"{m['what']} condition", predicate="has", value=m["what"]
+    )
+
+
+# "最近在学吉他": what the user is learning or training for, often without 我.
+_ZH_LEARNING = re.compile(
+    r"^(?:我)?(?:最近|现在|目前|一直|正在|这段时间|今年)*(?:在)?(?P<verb>学|练|自学|备考|准备考)(?P<what>[^，,了]{2,12})(?P<rest>.*)$"
+)
+
+
+def _learning(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_LEARNING.match(text)
+    if not m or not (text.startswith("我") or re.match(r"^(?:最近|现在|目前|一直|正在|这段时间|今年)", text)):
+        return None
+    body = text if text.startswith("我") else "我" + text
+    return make(
+        ctx,
+        zh_third_person(body),
+        "fact",
+        MEDIUM,
+        subject=f"{m['verb']}{m['what']}",
+        predicate="learning",
+        value=m["what"],
+    )
+
+
+# "6月18号是我爸的生日", "我女儿的生日是3月2日" --------------------------------------------------------
+
+_ZH_BIRTHDAY = re.compile(
+    r"^(?P<date>\d{1,2}月\d{1,2}[日号]|[\d一二三四五六七八九十]+月[\d一二三四五六七八九十]+[日号])是我(?:的)?"
+    r"(?P<who>[\u4e00-\u9fff]{0,4}?)的?(?P<what>生日|结婚纪念日|纪念日)$"
+)
+
+
+def _birthday(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_BIRTHDAY.match(text)
+    if not m:
+        return None
+    who = m["who"]
+    english = {"": "birthday"}.get(who, f"{who} {m['what']}")
+    return make(
+        ctx,
+        zh_third_person(text),
+        "fact",
+        HIGH,
+        subject=english if who == "" and m["what"] == "生日" else f"{who}的{m['what']}",
+        predicate="is",
+        value=m["date"],
+    )
+
+
+# "豆豆今年两岁": a statement about someone the user named earlier in the conversation.
+_ZH_NAMED_PREDICATE = re.compile(
+    r"^(?:今年|现在|已经|特别|很|最|也|还|是|在|住|会|喜欢|爱|有|叫|刚|\d+岁|[一两二三四五六七八九十]+岁)"
+)
+
+
+def _named(text: str, ctx: Ctx) -> CandidateMemory | None:
+    name = next((n for n in sorted(ctx.names, key=len, reverse=True) if text.startswith(n)), "")
+    rest = text[len(name) :]
+    if not name or len(rest) < 2 or not _ZH_NAMED_PREDICATE.match(rest):
+        return None
+    return make(
+        ctx,
+        annotate_dates(strip_zh_end(text), ctx.now, bare_weekdays=False),
+        "fact",
+        MEDIUM,
+        subject=name,
+        predicate="",
+        value=strip_zh_end(rest),
+        entities=[(name, "other")],
+    )
+
+
 _CLAUSE_RULES: list[Rule] = [
     _decision,
+    _birthday,
+    _health,
+    _event,
     _todo,
     _favorite,
     _prefer,
@@ -754,4 +1018,9 @@ _CLAUSE_RULES: list[Rule] = [
     _uses,
     _project,
     _have,
+    _relative,
+    _where,
+    _done,
+    _learning,
+    _named,
 ]

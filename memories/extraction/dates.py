@@ -366,10 +366,19 @@ def _future_matches(text: str, now: datetime | date) -> list[DateMatch]:
             if _PAST_OR_RECURRING.search(text[: m.start()][-10:]):
                 continue
             try:
-                found.append(DateMatch(m.start(), m.end(), m.group(0), resolve(m, today)))
+                found.append(DateMatch(m.start(), m.end(), m.group(0), resolve(m, today), _precision(m.group(0))))
             except (ValueError, KeyError):
                 continue
     return found
+
+
+def _precision(text: str) -> str:
+    """What a due-date expression says when written out: "next month" is a month, not its last day."""
+    if re.fullmatch(r"next month|this month|下个?月|本月|这个月", text, re.I):
+        return "month"
+    if re.fullmatch(r"next year|明年", text, re.I):
+        return "year"
+    return "day"
 
 
 _ANNOTATED = re.compile(r"^\s*[(（]\d{4}(?:-\d{2}){0,2}[)）]")
@@ -377,9 +386,19 @@ _ANNOTATED = re.compile(r"^\s*[(（]\d{4}(?:-\d{2}){0,2}[)）]")
 _SELF_DATED = re.compile(r"\d{4}|^(?:today|tonight|今天|今晚)$", re.I)
 
 
-def annotate_dates(text: str, now: datetime | date, *, past: bool = True, future: bool = True) -> str:
-    """`text` with the absolute date written after each relative date expression in it."""
-    found = (_past_matches(text, now) if past else []) + (_future_matches(text, now) if future else [])
+_BARE_WEEKDAY = re.compile(rf"^(?:{_WEEKDAY_NAMES}|(?:周|星期|礼拜)[一二三四五六日天])$", re.I)
+
+
+def annotate_dates(
+    text: str, now: datetime | date, *, past: bool = True, future: bool = True, bare_weekdays: bool = True
+) -> str:
+    """`text` with the absolute date written after each relative date expression in it.
+
+    `bare_weekdays=False` leaves "Friday" / "周五" alone where the tense does not say which one."""
+    future_found = _future_matches(text, now) if future else []
+    if not bare_weekdays:
+        future_found = [d for d in future_found if not _BARE_WEEKDAY.match(d.text)]
+    found = (_past_matches(text, now) if past else []) + future_found
     # Longest first at each position, then no overlaps: "last Saturday" wins over "Saturday".
     found.sort(key=lambda d: (d.start, -(d.end - d.start)))
     chosen: list[DateMatch] = []

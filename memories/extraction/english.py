@@ -636,7 +636,7 @@ def _without_date(text: str, due: DateMatch | None) -> str:
 def _annotate(text: str, due: DateMatch | None) -> str:
     if due is None or due.is_absolute:
         return text
-    return f"{text[: due.end]} ({due.due.isoformat()}){text[due.end :]}"
+    return f"{text[: due.end]} ({due.iso}){text[due.end :]}"
 
 
 def _todo_candidate(ctx: Ctx, content: str, task: str, due: DateMatch | None, importance: float) -> CandidateMemory:
@@ -1455,6 +1455,7 @@ _RELATIVE_VERBS = (
     + _EVENT_VERBS.replace("was (?:", "(?:was|is) (?:")
     + r"|got|had"
 )
+_RELATIVE_SLOTS = {"lives", "works", "studies", "is studying", "teaches"}
 _RELATIVE = re.compile(
     r"^(?P<who>my|our) (?:(?:little|big|older|younger|elder|baby|new|oldest|youngest|eldest|late|twin|"
     r"best|step|ex)[- ])?(?P<rel>" + _RELATIVES + r")(?P<name>(?:,)?\s+[A-Z][\w'-]+(?:,)?)?\s+"
@@ -1487,9 +1488,44 @@ def _relative(clause: str, ctx: Ctx) -> CandidateMemory | None:
         "fact",
         MEDIUM,
         subject=f"{rel} {name}".strip(),
-        predicate="event",
+        # Where they live or work is one value at a time; events about them accumulate.
+        predicate=verb if (verb := m["verb"].lower()) in _RELATIVE_SLOTS else "",
         value=value_text(third_person_rest(f"{m['verb']}{m['rest']}")),
         entities=entities + named_entities(m["rest"]),
+    )
+
+
+# "Biscuit is two years old", "he's two years old" (right after the user named Biscuit) ------------
+
+_NAMED_PREDICATE = re.compile(
+    r"^(?P<who>[A-Z][\w'-]+|he|she)(?P<verb>'s| is| was| has| had| loves| likes| hates| knows| lives| works| "
+    r"studies| turned| turns| speaks| plays| goes| weighs)\b(?P<rest>.+)$",
+    re.I,
+)
+
+
+def _named(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _NAMED_PREDICATE.match(clause)
+    if not m or not ctx.names:
+        return None
+    who = m["who"]
+    if who.lower() in ("he", "she"):
+        who = ctx.names[-1]
+    elif who not in ctx.names:
+        return None
+    verb = {"'s": " is"}.get(m["verb"].lower(), m["verb"])
+    rest = m["rest"].strip()
+    if _TRANSIENT_VALUE.match(rest) or _OBJECT_NOT_A_PREFERENCE.match(rest):
+        return None
+    return make(
+        ctx,
+        f"{who}{verb} {third_person_rest(rest)}",
+        "fact",
+        MEDIUM,
+        subject=who.lower(),
+        predicate="",
+        value=value_text(rest),
+        entities=[(who, "other")],
     )
 
 
@@ -1509,6 +1545,7 @@ _CLAUSE_RULES: list[Rule] = [
     _have,
     _event,
     _relative,
+    _named,
 ]
 
 __all__ = ["EXPLICIT", "LOW", "extract_clause", "extract_sentence", "preference_subject"]

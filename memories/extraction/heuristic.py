@@ -9,7 +9,7 @@ yields only the coffee preference), and anything equal to an `existing` memory i
 import re
 
 from memories.extraction import chinese, english, summaries, tool_lessons
-from memories.extraction.candidates import NON_EXCLUSIVE, Ctx
+from memories.extraction.candidates import CORRECTION_CONFIDENCE, NON_EXCLUSIVE, Ctx, introduced_names
 from memories.extraction.phrasing import is_chinese, split_sentences
 from memories.providers.llm import CandidateMemory, EpisodeSummary, TurnView
 
@@ -29,10 +29,10 @@ def extract_candidates(turns: list[TurnView], existing: list[str] | tuple[str, .
     for turn in sorted(turns, key=lambda t: t.sequence):
         if turn.role != "user" or not (turn.content or "").strip():
             continue
-        ctx = Ctx(turn=turn)
         for sentence in split_sentences(turn.content):
             if len(sentence) > MAX_SENTENCE_CHARS:
                 continue
+            ctx = Ctx(turn=turn, names=tuple(introduced_names(found)[-5:]))
             extractor = chinese if is_chinese(sentence) else english
             found.extend(extractor.extract_sentence(sentence, ctx))
     found.extend(tool_lessons.lessons(turns))
@@ -72,6 +72,14 @@ def _replaces(newer: CandidateMemory, older: CandidateMemory) -> bool:
     if newer.action == "forget" and older.action == "remember":
         if content_key(newer.content) == content_key(older.content):
             return True
+    if (
+        newer.subject
+        and newer.subject == older.subject
+        and newer.confidence >= CORRECTION_CONFIDENCE > older.confidence
+        and newer.action == older.action == "remember"
+    ):
+        # "No, my son is in fourth grade": a correction replaces what was said about the same subject.
+        return True
     if not (newer.subject and newer.predicate) or newer.predicate in NON_EXCLUSIVE:
         return False
     if (newer.subject, newer.predicate) != (older.subject, older.predicate):

@@ -47,9 +47,13 @@ _EN_CLAUSE = re.compile(
 )
 _ZH_CLAUSE = re.compile(
     r"[，,；;]\s*(?:而且|但是|但|不过|另外|还有|并且|同时|所以|然后|而)?\s*(?=我)"
+    r"|[，,；;]\s*(?=(?:请|记得|别忘了|不要忘了|千万别忘了|麻烦)(?:你)?(?:提醒|帮|记))"
     r"|[，,；;]\s*(?:而且|并且|同时)?\s*(?=(?:平时|通常|一般|每天|也|还|最近|现在|一直)(?:很|都|也|还|比较)?"
     r"(?:喜欢|爱|讨厌|不喜欢|用|在|住|是|会|要|习惯))"
 )
+
+
+_ZH_REQUEST_LEAD = re.compile(r"^(?:请|记得|别忘了|不要忘了|千万别忘了|麻烦)")
 
 
 def split_clauses(sentence: str) -> list[str]:
@@ -62,7 +66,7 @@ def split_clauses(sentence: str) -> list[str]:
             # A short lead-in with no subject ("比起茶，我更喜欢咖啡", "明天，我要…") belongs to the next clause.
             pending += piece + "，"
             continue
-        if chinese and out and not piece.startswith("我"):
+        if chinese and out and not piece.startswith("我") and not _ZH_REQUEST_LEAD.match(piece):
             # "我住在杭州，平时喜欢喝绿茶": the second clause shares the first one's subject.
             piece = "我" + piece
         out.append(pending + piece)

@@ -25,7 +25,7 @@ _FIX = re.compile(
     r"\b(?:instead|switch(?:ing|ed)? to|use|using|retry|retrying|re-run|rerun|add|adding|set|setting|install|"
     r"installing|pass|passing|run|running|need(?:s|ed)? to|should|fix(?:ed)?|the fix|works? (?:if|when|after|with)|"
     r"worked|solved|resolved|try|trying|upgrade|downgrade|escape|quote|wrap)\b|改用|换成|改成|应该|需要|加上|设置|安装|"
-    r"重试|解决|用.+代替|换用|改为",
+    r"重试|解决|用.+代替|换用|改为|要先|得先|先(?:运行|执行|跑|用)|运行|执行",
     re.I,
 )
 _LEAD = re.compile(

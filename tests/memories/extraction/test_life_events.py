@@ -79,7 +79,7 @@ def extracted(line: str) -> list[tuple]:
                     "User's sister Anna just had a baby girl called Mia",
                     "fact",
                     "sister anna",
-                    "event",
+                    "",
                     "had a baby girl called Mia",
                     "",
                 )

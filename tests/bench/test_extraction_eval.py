@@ -1,0 +1,63 @@
+"""The extraction eval set (bench/extraction_eval.py) as a CI guard: P and R at least 0.8 per language."""
+
+import importlib.util
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "extraction_eval.py"
+
+
+def _eval_module():
+    spec = importlib.util.spec_from_file_location("extraction_eval", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_heuristic_extractor_keeps_precision_and_recall_on_the_eval_set():
+    # given the annotated English and Chinese conversations in bench/data/extraction
+    bench = _eval_module()
+
+    # when the heuristic extractor runs over every one of them
+    results = bench.evaluate()
+
+    # then both languages are scored, on the whole set, each at P and R >= 0.8
+    assert sorted(results) == ["en", "overall", "zh"]
+    assert (results["en"].gold, results["zh"].gold) == (40, 37)
+    for language in ("en", "zh"):
+        score = results[language]
+        assert score.precision >= 0.8, (language, score.false_positives)
+        assert score.recall >= 0.8, (language, score.misses)
+
+
+def test_matching_needs_every_key_term_of_a_fact():
+    bench = _eval_module()
+
+    assert bench.matches("User adopted a border collie named Biscuit (2023-05-06)", ["border collie", "Biscuit"])
+    assert bench.matches("用户的姐姐在成都结婚", ["姐姐", "成都|重庆"])
+    assert not bench.matches("User adopted a border collie", ["border collie", "Biscuit"])
+    assert not bench.matches("User adopted a dog last Saturday (2023-05-13)", ["dog", "2023-05-06"])
+
+
+def test_an_unmatched_memory_counts_against_precision():
+    # given a conversation whose one fact is found, and an extractor that also keeps small talk
+    bench = _eval_module()
+    conversation = {
+        "id": "c",
+        "now": "2023-05-08T10:00:00+00:00",
+        "turns": [{"role": "user", "content": "I moved to Lisbon."}],
+        "facts": [{"fact": "lives in Lisbon", "terms": ["Lisbon"]}, {"fact": "has a dog", "terms": ["dog"]}],
+    }
+
+    class Candidate:
+        action = "remember"
+
+        def __init__(self, content):
+            self.content = content
+
+    # when it is scored
+    score = bench.score_conversation(conversation, lambda turns: [Candidate("User moved to Lisbon"), Candidate("Hi")])
+
+    # then one of two facts is recalled and one of two memories is correct
+    assert (score.gold, score.found, score.extracted, score.correct) == (2, 1, 2, 1)
+    assert score.misses == ["c: has a dog  ['dog']"]
+    assert score.false_positives == ["c: Hi"]
