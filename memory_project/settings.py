@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "integrations.apps.IntegrationsConfig",
     "erasure.apps.ErasureConfig",
     "analytics.apps.AnalyticsConfig",
+    "hotcache.apps.HotCacheConfig",
 ]
 
 MIDDLEWARE = [
@@ -543,3 +544,12 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
 ERASURE_KEPT_WITH_ACCOUNT = env_list("ERASURE_KEPT_WITH_ACCOUNT", ["memories.ApiKey"])
 # The Redis of the hot-memory cache; REDIS_URL when unset (in-process cache without either).
 HOT_CACHE_REDIS_URL = env_str("HOT_CACHE_REDIS_URL")
+
+# ---------------------------------------------------------------------------------------------
+# Hot-memory cache (hotcache/): each owner's pinned and recalled context memories, dropped on change
+# ---------------------------------------------------------------------------------------------
+HOT_CACHE_ENABLED = env_bool("HOT_CACHE_ENABLED", True)
+# An entry's lifetime; a change of the owner's memories ends it at once, whatever is left.
+HOT_CACHE_TTL_SECONDS = env_int("HOT_CACHE_TTL_SECONDS", 3600, minimum=1)
+# Entries kept in a process without Redis (least recently used dropped first).
+HOT_CACHE_MAX_ENTRIES = env_int("HOT_CACHE_MAX_ENTRIES", 10_000, minimum=1)

@@ -4,8 +4,10 @@ import uuid
 
 from django.conf import settings
 
+from hotcache.services import hot_cache_get
 from memories.models import Memory, MemoryRelation, RelationType, Status
 from memories.selectors.retrieval import memory_search
+from memories.services.access import memory_access_record
 from memories.text import estimate_tokens
 from memories.tools import TOOLS_DESCRIPTION
 from sessions.models import ConversationTurn, Role
@@ -23,6 +25,58 @@ def _pinned(owner, agent: str | None) -> list[Memory]:
         .defer("embedding", "search_vector")
         .order_by("-pinned", "-strength", "-importance", "-updated_at")[: cfg["PIN_MAX"]]
     )
+
+
+def _context_memories(owner, agent: str, query: str, record_access: bool) -> dict:
+    """The memories of a context block (JSON-ready, as the hot cache keeps them): the pinned ones
+    and, for a query, the ones recalled for it; `searched` are the memory ids the search returned."""
+    pinned = _pinned(owner, agent)
+    recalled, searched = [], []
+    if query:
+        pinned_ids = {str(m.pk) for m in pinned}
+        found = memory_search(
+            owner=owner,
+            query=query,
+            top_k=settings.CONTEXT_IMPLICIT_RECALL + len(pinned_ids),
+            scope="memories",
+            include_archived=False,
+            agent=agent,
+            record_access=record_access,
+        )
+        searched = [r["id"] for r in found["results"] if r["type"] == "memory"]
+        # A superseded memory is history, not knowledge: it stays searchable but is never offered.
+        superseded = set(
+            MemoryRelation.objects.filter(
+                owner=owner, type=RelationType.SUPERSEDES, target_id__in=[r["id"] for r in found["results"]]
+            ).values_list("target_id", flat=True)
+        )
+        recalled = [
+            {"id": r["id"], "content": r["content"], "category": r["metadata"]["category"], "score": r["score"]}
+            for r in found["results"]
+            if r["id"] not in pinned_ids and uuid.UUID(r["id"]) not in superseded
+        ][: settings.CONTEXT_IMPLICIT_RECALL]
+    # An entry must not outlive the first of its memories to expire.
+    first_expiry = (
+        Memory.objects.filter(pk__in=[m.pk for m in pinned] + [r["id"] for r in recalled], expires_at__isnull=False)
+        .order_by("expires_at")
+        .values_list("expires_at", flat=True)
+        .first()
+    )
+    return {
+        "pinned": [
+            {
+                "id": str(m.pk),
+                "content": m.content,
+                "category": m.category,
+                "strength": round(m.strength, 4),
+                "importance": m.importance,
+            }
+            for m in pinned
+        ],
+        "recalled": recalled,
+        "searched": searched,
+        "valid_until": first_expiry.timestamp() if first_expiry else None,
+    }
 
 
 def _now():
@@ -54,28 +108,21 @@ def context_build(
     shows the default one's."""
     budget = max_tokens or int(settings.LLM_CONTEXT_WINDOW * settings.CONTEXT_MEMORY_SHARE)
     pad = scratchpad_get(owner=owner, agent=agent or "")
-    pinned = _pinned(owner, agent)
-    recalled = []
-    if query and settings.CONTEXT_IMPLICIT_RECALL and _is_first_message(owner, session_id):
-        pinned_ids = {str(m.pk) for m in pinned}
-        found = memory_search(
-            owner=owner,
-            query=query,
-            top_k=settings.CONTEXT_IMPLICIT_RECALL + len(pinned_ids),
-            scope="memories",
-            include_archived=False,
-            agent=agent,
-            record_access=record_access,
-        )
-        # A superseded memory is history, not knowledge: it stays searchable but is never offered.
-        superseded = set(
-            MemoryRelation.objects.filter(
-                owner=owner, type=RelationType.SUPERSEDES, target_id__in=[r["id"] for r in found["results"]]
-            ).values_list("target_id", flat=True)
-        )
-        recalled = [r for r in found["results"] if r["id"] not in pinned_ids and uuid.UUID(r["id"]) not in superseded][
-            : settings.CONTEXT_IMPLICIT_RECALL
-        ]
+    recall_query = query if query and settings.CONTEXT_IMPLICIT_RECALL and _is_first_message(owner, session_id) else ""
+    found, hit = hot_cache_get(
+        owner_id=owner.pk,
+        parts={
+            "agent": agent,
+            "query": recall_query,
+            "recall": settings.CONTEXT_IMPLICIT_RECALL,
+            "pin": [settings.MEMORY_SCORING["PIN_MIN_STRENGTH"], settings.MEMORY_SCORING["PIN_MAX"]],
+        },
+        compute=lambda: _context_memories(owner, agent, recall_query, record_access),
+    )
+    if hit and record_access and found["searched"]:
+        # What the search would have counted as used, had it run.
+        memory_access_record(memory_ids=found["searched"])
+    pinned, recalled = found["pinned"], found["recalled"]
 
     sections = [("# Memory tools", [TOOLS_DESCRIPTION])]
     pad_lines = []
@@ -99,35 +146,14 @@ def context_build(
     core_lines, recall_lines = [], []
     for kind, items in (("pinned", pinned), ("recalled", recalled)):
         for item in items:
-            content = item.content if kind == "pinned" else item["content"]
-            line = f"- {content}"
+            line = f"- {item['content']}"
             cost = estimate_tokens(line)
             if used + cost > budget:
                 break
             used += cost
             spent[kind] = spent.get(kind, 0) + cost
             (core_lines if kind == "pinned" else recall_lines).append(line)
-            if kind == "pinned":
-                memories_out.append(
-                    {
-                        "id": str(item.pk),
-                        "content": item.content,
-                        "category": item.category,
-                        "strength": round(item.strength, 4),
-                        "importance": item.importance,
-                        "kind": "pinned",
-                    }
-                )
-            else:
-                memories_out.append(
-                    {
-                        "id": item["id"],
-                        "content": item["content"],
-                        "category": item["metadata"]["category"],
-                        "score": item["score"],
-                        "kind": "recalled",
-                    }
-                )
+            memories_out.append({**item, "kind": kind})
     if core_lines:
         sections.append(("# What you know about the user", core_lines))
         spent["pinned"] += estimate_tokens(sections[-1][0])
@@ -139,6 +165,8 @@ def context_build(
     return {
         "system_prompt": prompt,
         "memories": memories_out,
+        # Whether the memories came from the hot cache (no search or pinned query ran).
+        "cached": hit,
         "scratchpad": {
             "current_focus": pad.current_focus,
             "active_projects": pad.active_projects,

@@ -1,6 +1,7 @@
 from django.db import connection
 from django.db.models import Count
 
+from hotcache.services import hot_cache_stats
 from memories.models import LifecycleRun, Memory, Status
 from memories.services.embeddings import embedding_cache_stats
 from memories.services.metrics import metric_percentiles
@@ -63,4 +64,5 @@ def metrics_get(*, owner) -> dict:
         # This owner's figures only (in this process): never a process-wide count (issue 12).
         "retrieval_latency_ms": metric_percentiles(name="search_ms", owner_id=owner.pk),
         "embedding_cache": embedding_cache_stats(owner=owner),
+        "context_cache": hot_cache_stats(owner_id=owner.pk),
     }

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from hotcache.services import hot_cache_invalidate
 from memories.models import MemorySource
 from memories.services.memories import memory_create, memory_update
 from sessions.models import Episode, Scratchpad
@@ -162,16 +163,20 @@ def test_cold_search_budget(api, user, django_assert_max_num_queries):
 
 
 def test_context_budget_does_not_grow_with_pinned_or_recalled_memories(api, user, django_assert_max_num_queries):
-    # given a scratchpad and two strong memories, then twenty more strong and weak ones
+    # given a scratchpad and two strong memories, then twenty more strong and weak ones (the rows are
+    # written directly, so the hot cache is told of the change as memory.changed would tell it)
     Scratchpad.objects.create(owner=user, current_focus="Trip planning")
     for i in range(2):
         MemoryFactory(owner=user, content=f"Likes hiking trail {i}", strength=0.9)
     url = "/api/v1/context/?query=hiking trail"
     api.get(url)
+    hot_cache_invalidate(owner_id=user.pk)
     small = _count(lambda: api.get(url))
+    cached = _count(lambda: api.get(url))
     for i in range(20):
         MemoryFactory(owner=user, content=f"Pinned hiking fact {i}", strength=0.9)
         MemoryFactory(owner=user, content=f"Weak hiking fact {i}", strength=0.3)
+    hot_cache_invalidate(owner_id=user.pk)
 
     # when the context is built
     with django_assert_max_num_queries(12):
@@ -181,7 +186,10 @@ def test_context_budget_does_not_grow_with_pinned_or_recalled_memories(api, user
     kinds = [m["kind"] for m in response.json()["memories"]]
     assert kinds.count("pinned") == 20
     assert kinds.count("recalled") == 3
+    hot_cache_invalidate(owner_id=user.pk)
     assert _count(lambda: api.get(url)) == small
+    # and a context served from the hot cache costs fewer queries than one built from the tables
+    assert cached < small
 
 
 def test_episode_list_budget(api, user, django_assert_max_num_queries):

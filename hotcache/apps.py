@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class HotCacheConfig(AppConfig):
+    name = "hotcache"
+    verbose_name = "Hot-memory cache"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from erasure.hooks import erasure_hook_register
+        from hotcache import services
+        from memory_project.events import event_listener_register
+
+        event_listener_register(services.hot_cache_event_listener)
+        erasure_hook_register(services.hot_cache_erasure_hook)
