@@ -27,7 +27,7 @@ def _pinned(owner, agent: str | None) -> list[Memory]:
     )
 
 
-def _context_memories(owner, agent: str, query: str, record_access: bool) -> dict:
+def _context_memories(owner, agent: str | None, query: str, record_access: bool) -> dict:
     """The memories of a context block (JSON-ready, as the hot cache keeps them): the pinned ones
     and, for a query, the ones recalled for it; `searched` are the memory ids the search returned."""
     pinned = _pinned(owner, agent)
