@@ -345,6 +345,17 @@ MEMORY_RETRIEVAL = {
     "WHEN_BOOST": env_float("RETRIEVAL_WHEN_BOOST", 0.1, minimum=0),
     "TIME_WINDOW_BOOST": env_float("RETRIEVAL_TIME_WINDOW_BOOST", 0.2, minimum=0),
     "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
+    # Turns' full text is BM25F: a turn's own words weigh 1, those of the turns 1 and 2 places away
+    # TURN_FIELD_WEIGHTS[1] and [2]; each session is also scored as one document, and SESSION_WEIGHT of
+    # that score is added to each of its turns.
+    "TURN_FIELD_WEIGHTS": (
+        1.0,
+        env_float("RETRIEVAL_TURN_FIELD_WEIGHT_1", 0.5, minimum=0),
+        env_float("RETRIEVAL_TURN_FIELD_WEIGHT_2", 0.2, minimum=0),
+    ),
+    "TURN_BM25_K1": env_float("RETRIEVAL_TURN_BM25_K1", 1.2, minimum=0.01),
+    "TURN_BM25_B": env_float("RETRIEVAL_TURN_BM25_B", 0.3, minimum=0, maximum=1),
+    "SESSION_WEIGHT": env_float("RETRIEVAL_SESSION_WEIGHT", 0.3, minimum=0),
     "ARCHIVED_FACTOR": env_float("RETRIEVAL_ARCHIVED_FACTOR", 0.8, minimum=0, maximum=1),
     # Candidates taken from each source (vectors, full text): CANDIDATES_PER_RESULT per result asked
     # for, at least CANDIDATES_MIN, at most CANDIDATES (and never fewer than twice top_k).

@@ -47,6 +47,8 @@ class Candidate:
     lexical_rank: int | None = None
     similarity: float = 0.0
     lexical: float = 0.0
+    # A turn's session scored as one document (turn candidates found by full text).
+    session_lexical: float = 0.0
     row: dict = field(default_factory=dict)
 
 
@@ -334,16 +336,80 @@ def _vector_rows(cursor, source: _Source, *, vec: str, limit: int) -> list[dict]
     )
 
 
+def _turn_bm25f_sql(*, stored_df: bool) -> str:
+    """BM25F over turns: each turn is scored with its neighbours' words as extra, lighter fields.
+
+    An answer in a conversation is spread over a few turns ("Did you go?" / "Yes, to Paris last
+    May"): the words of the question are often in the turn next to the evidence. Each field's term
+    frequency is normalised by its own length and weighted (TURN_FIELD_WEIGHTS by distance), the
+    weighted sum is saturated once per lexeme (Robertson and Zaragoza's BM25F), so a word found in
+    the turn itself and in its neighbour counts more than once but never twice. The statement also
+    scores each session as one document from the same postings (the saturation is per session):
+    a question about a topic the session is about lifts all of its turns a little
+    (SESSION_WEIGHT, applied in ranking). Turn positions come from one primary-key lookup per
+    matched turn; the matched rows are bounded by the match budget.
+    """
+    postings = (
+        """
+            SELECT p.document_id AS id, q.lexeme, p.frequency::float8 AS tf, p.document_length::float8 AS dl, q.idf
+            FROM unnest(%s::text[], %s::float8[]) AS q(lexeme, idf) JOIN memories_searchposting p
+            ON p.owner_id = %s AND p.corpus = %s AND p.lexeme = q.lexeme
+        """
+        if stored_df
+        else """
+            SELECT id, lexeme, tf, dl, ln(1.0::float8 + (%s::float8 - df + 0.5::float8) / (df + 0.5::float8)) AS idf
+            FROM (
+                SELECT p.document_id AS id, p.lexeme, p.frequency::float8 AS tf, p.document_length::float8 AS dl,
+                       count(*) OVER (PARTITION BY p.lexeme) AS df
+                FROM memories_searchposting p
+                WHERE p.owner_id = %s AND p.corpus = %s AND p.lexeme = ANY(%s::text[])
+            ) counted
+        """
+    )
+    return f"""
+        WITH postings AS ({postings}), params AS (
+            SELECT %s::float8 AS avgdl, %s::float8 AS k1, %s::float8 AS b
+        ), placed AS (
+            SELECT t.session_id, t.sequence, po.lexeme, po.idf,
+                   po.tf / (1.0::float8 - params.b + params.b * po.dl / params.avgdl) AS ntf
+            FROM postings po CROSS JOIN params JOIN chat_sessions_conversationturn t ON t.id = po.id
+        ), fields AS (
+            SELECT pl.session_id, pl.sequence + f.shift AS sequence, pl.lexeme, pl.idf, sum(f.weight * pl.ntf) AS ntf
+            FROM placed pl CROSS JOIN unnest(%s::int[], %s::float8[]) AS f(shift, weight)
+            GROUP BY 1, 2, 3, 4
+        ), scored AS (
+            SELECT session_id, sequence, sum(idf * ntf * (params.k1 + 1.0::float8) / (ntf + params.k1)) AS bm25
+            FROM fields CROSS JOIN params GROUP BY 1, 2
+        ), sessions AS (
+            SELECT session_id, sum(idf * ntf * (params.k1 + 1.0::float8) / (ntf + params.k1)) AS bm25
+            FROM (SELECT session_id, lexeme, idf, sum(ntf) AS ntf FROM placed GROUP BY 1, 2, 3) per_lexeme
+            CROSS JOIN params GROUP BY 1
+        )
+        SELECT hit.*, lex.bm25 AS lexical, ss.bm25 AS session_lexical
+        FROM (SELECT session_id, sequence, bm25 FROM scored ORDER BY bm25 DESC, session_id, sequence) lex
+        JOIN sessions ss ON ss.session_id = lex.session_id
+        CROSS JOIN LATERAL (
+            SELECT {TURN_COLUMNS}, 1 - (t.embedding <=> %s::vector) AS similarity
+            FROM chat_sessions_conversationturn t JOIN chat_sessions_chatsession s ON s.id = t.session_id
+            WHERE t.session_id = lex.session_id AND t.sequence = lex.sequence AND {{where}} LIMIT 1
+        ) hit
+        ORDER BY lex.bm25 DESC, lex.session_id, lex.sequence LIMIT %s
+    """
+
+
 def _lexical_statement(source: _Source, *, vec: str, limit: int) -> tuple[str, list]:
     stored_df = source.frequencies is not None
-    sql = _bm25_sql(
-        columns=source.columns,
-        table=source.table,
-        join=source.join,
-        alias=source.alias,
-        where=source.where,
-        stored_df=stored_df,
-    )
+    if source.kind == "turn":
+        sql = _turn_bm25f_sql(stored_df=stored_df).replace("{where}", source.where)
+    else:
+        sql = _bm25_sql(
+            columns=source.columns,
+            table=source.table,
+            join=source.join,
+            alias=source.alias,
+            where=source.where,
+            stored_df=stored_df,
+        )
     owner_id = source.params[0]
     if stored_df:
         documents = float(source.count)
@@ -355,7 +421,22 @@ def _lexical_statement(source: _Source, *, vec: str, limit: int) -> tuple[str, l
         postings = [source.lexemes, idf, owner_id, source.kind]
     else:
         postings = [source.count, owner_id, source.kind, source.lexemes]
+    if source.kind == "turn":
+        cfg = settings.MEMORY_RETRIEVAL
+        shifts, weights = _field_weights(cfg["TURN_FIELD_WEIGHTS"])
+        fields = [source.average_length, cfg["TURN_BM25_K1"], cfg["TURN_BM25_B"], shifts, weights]
+        return sql, [*postings, *fields, vec, *source.params, limit]
     return sql, [*postings, source.average_length, vec, *source.params, limit]
+
+
+def _field_weights(by_distance: tuple[float, ...]) -> tuple[list[int], list[float]]:
+    """(shift, weight) pairs for a turn's own field (distance 0) and its neighbours on both sides."""
+    shifts, weights = [], []
+    for distance, weight in enumerate(by_distance):
+        for shift in {distance, -distance}:
+            shifts.append(shift)
+            weights.append(float(weight))
+    return shifts, weights
 
 
 def _merge(kind: str, vector_rows: list[dict], lexical_rows: list[dict]) -> dict[str, Candidate]:
@@ -371,6 +452,8 @@ def _merge(kind: str, vector_rows: list[dict], lexical_rows: list[dict]) -> dict
             cand.similarity = float(row["similarity"] or 0.0)
         cand.lexical_rank = rank
         cand.lexical = float(row["lexical"])
+        if "session_lexical" in row:
+            cand.session_lexical = float(row["session_lexical"])
     return found
 
 
@@ -471,7 +554,7 @@ def _datetime(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=us)
 
 
-def _fused_relevance(cand: Candidate, *, max_lexical: float, cfg: dict) -> float:
+def _fused_relevance(cand: Candidate, *, lexical: float, max_lexical: float, cfg: dict) -> float:
     """Lexical and vector evidence on one scale.
 
     The default ("score") is a convex combination of max-normalised BM25 and cosine similarity;
@@ -482,9 +565,26 @@ def _fused_relevance(cand: Candidate, *, max_lexical: float, cfg: dict) -> float
         k = cfg["RRF_K"]
         rrf = sum(1.0 / (k + r) for r in (cand.vector_rank, cand.lexical_rank) if r is not None)
         return rrf / (2.0 / (k + 1))
-    lexical = cand.lexical / max_lexical if cand.lexical_rank and max_lexical > 0 else 0.0
+    lexical = lexical / max_lexical if max_lexical > 0 else 0.0
     weight = cfg["LEXICAL_WEIGHT"]
     return weight * lexical + (1.0 - weight) * max(0.0, cand.similarity)
+
+
+def _session_evidence(candidates: list[Candidate], *, session_weight: float) -> dict[str, float]:
+    """SESSION_WEIGHT of its session's BM25 score for each turn candidate.
+
+    The session's score reaches every turn candidate of that session, the ones found by vector or
+    as a neighbour too: sessions are known from the turns the full text found.
+    """
+    sessions: dict[str, float] = {}
+    for cand in candidates:
+        if cand.type == "turn" and cand.lexical_rank:
+            sessions[cand.row["session_id"]] = cand.session_lexical
+    return {
+        cand.id: session_weight * sessions.get(cand.row["session_id"], 0.0)
+        for cand in candidates
+        if cand.type == "turn"
+    }
 
 
 BOOSTS = ("speaker", "when", "time_window")
@@ -500,9 +600,10 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime, top_k: int)
     window_us = (_us(window[0]), _us(window[1])) if window else None
     now_us = _us(now)
     when_question = is_when_question(query)
+    session = _session_evidence(candidates, session_weight=cfg["SESSION_WEIGHT"])
+    lexical = {c.id: (c.lexical if c.lexical_rank else 0.0) + session.get(c.id, 0.0) for c in candidates}
     max_lexical = {
-        kind: max((c.lexical for c in candidates if c.type == kind and c.lexical_rank), default=0.0)
-        for kind in ("memory", "turn")
+        kind: max((lexical[c.id] for c in candidates if c.type == kind), default=0.0) for kind in ("memory", "turn")
     }
 
     # A few hundred candidates per search: settings and helpers are looked up once, not per candidate.
@@ -513,7 +614,7 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime, top_k: int)
     for cand in candidates:
         row = cand.row
         is_memory = cand.type == "memory"
-        relevance = _fused_relevance(cand, max_lexical=max_lexical[cand.type], cfg=cfg)
+        relevance = _fused_relevance(cand, lexical=lexical[cand.id], max_lexical=max_lexical[cand.type], cfg=cfg)
         when = row["observed_us"] if is_memory else row["created_us"]
         speaker = "" if is_memory else (row["speaker"] or "").casefold()
         named = speaker_named.get(speaker)
@@ -566,6 +667,7 @@ def _rank(candidates: list[Candidate], *, query: str, now: datetime, top_k: int)
                     "relevance": round(relevance, 6),
                     "similarity": round(cand.similarity, 6),
                     "bm25": round(cand.lexical, 6),
+                    "session_bm25": round(session.get(cand.id, 0.0), 6),
                     "rrf": round(rrf, 6),
                     "vector_rank": cand.vector_rank,
                     "lexical_rank": cand.lexical_rank,
