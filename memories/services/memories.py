@@ -12,6 +12,7 @@ from memories.models import Category, EventType, Memory, MemoryEvent, MemorySour
 from memories.moderation import REASON as MODERATION_REASON
 from memories.moderation import moderation_check
 from memories.services.embeddings import embedding_get
+from memories.services.entities import memory_entities_link
 from memories.text import cjk_ngrams, content_hash, normalize
 from memory_project.events import event_publish
 from memory_project.exceptions import ServiceError
@@ -154,6 +155,7 @@ def memory_create(
             [MemorySource(owner_id=owner.pk, memory=memory, turn=t, position=i) for i, t in enumerate(turns)],
             ignore_conflicts=True,
         )
+    memory_entities_link(memory=memory)
     memory_event_record(
         memory=memory,
         event_type=event_type,
@@ -230,6 +232,8 @@ def memory_update(
         return memory
     memory.version += 1
     memory.save()
+    if memory.content != before["content"] or memory.subject != before["subject"]:
+        memory_entities_link(memory=memory, relink=True)
     memory_event_record(
         memory=memory, event_type=event_type, actor=actor, before=before, after=after, reason=reason, session=session
     )

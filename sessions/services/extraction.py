@@ -14,11 +14,12 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories.extraction.summaries import _REQUEST as REQUEST
-from memories.models import Entity, EntityKind, EventType, MemoryEntity, MemoryEvent, Source, Status
+from memories.models import EventType, MemoryEvent, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.providers.llm import CandidateMemory, TurnView, get_llm
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.embeddings import embedding_get
+from memories.services.entities import memory_entities_link
 from memories.text import estimate_tokens
 from memory_project.events import event_publish
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
@@ -176,19 +177,8 @@ def candidates_apply(
             brief["previous_id"] = str(result.previous.pk)
         bucket.append(brief)
         if cand.entities and result.action != "noop":
-            _link_entities(memory=result.memory, entities=cand.entities)
-
-
-def _link_entities(*, memory, entities: list[tuple[str, str]]) -> None:
-    for name, kind in entities:
-        clean = name.strip()[:200]
-        if not clean:
-            continue
-        kind = kind if kind in EntityKind.values else EntityKind.OTHER
-        entity, _ = Entity.objects.get_or_create(
-            owner_id=memory.owner_id, normalized_name=clean.casefold(), kind=kind, defaults={"name": clean}
-        )
-        MemoryEntity.objects.get_or_create(owner_id=memory.owner_id, memory=memory, entity=entity)
+            # The text's own names were linked when it was written; the extractor's add what it knows.
+            memory_entities_link(memory=result.memory, hints=cand.entities)
 
 
 def _turns(session: ChatSession, start: int, end: int) -> list[ConversationTurn]:
