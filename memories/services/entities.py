@@ -115,7 +115,9 @@ def _resolve(owner_id, wanted: list[tuple[str, str]]) -> list[Entity]:
         missing.append(Entity(owner_id=owner_id, name=name, normalized_name=key, kind=kind))
     if missing:
         # Another writer may create the same entity at the same moment: the unique constraint keeps
-        # one, and the fetch below reads whichever won.
+        # one, and the fetch below reads whichever won. Inserted in one order (by name), two writers
+        # of overlapping sets never wait on each other in a cycle.
+        missing.sort(key=lambda e: (e.normalized_name, e.kind))
         Entity.objects.bulk_create(missing, ignore_conflicts=True)
         for entity in Entity.objects.filter(
             owner_id=owner_id, normalized_name__in={e.normalized_name for e in missing}

@@ -207,7 +207,7 @@ def session_consolidate(*, session: ChatSession) -> ExtractionStats:
     """Consolidate an ended session once; a second call finds it consolidated and changes nothing."""
     stats = ExtractionStats()
     with transaction.atomic():
-        session = ChatSession.objects.select_for_update().select_related("owner").get(pk=session.pk)
+        session = ChatSession.objects.select_for_update(of=("self",)).select_related("owner").get(pk=session.pk)
         if session.consolidated:
             stats.skipped = "already consolidated"
             return stats
@@ -273,7 +273,7 @@ def turn_extract(*, job: ExtractionJob) -> ExtractionStats:
     """Turn-level extraction (seed 001): the job's turn with the one before it as context."""
     stats = ExtractionStats()
     with transaction.atomic():
-        session = ChatSession.objects.select_for_update().select_related("owner").get(pk=job.session_id)
+        session = ChatSession.objects.select_for_update(of=("self",)).select_related("owner").get(pk=job.session_id)
         turns = _turns(session, max(1, job.range_start - 1), job.range_end)
         targets = [t for t in turns if job.range_start <= t.sequence <= job.range_end]
         if not targets:
@@ -293,7 +293,7 @@ def session_compact(*, job: ExtractionJob) -> ExtractionStats:
     held worth keeping is extracted now rather than at session end."""
     stats = ExtractionStats()
     with transaction.atomic():
-        session = ChatSession.objects.select_for_update().select_related("owner").get(pk=job.session_id)
+        session = ChatSession.objects.select_for_update(of=("self",)).select_related("owner").get(pk=job.session_id)
         if session.summarized_through >= job.range_end:
             stats.skipped = "already compacted"
             return stats

@@ -129,7 +129,7 @@ def test_import_links_every_imported_memory(user):
 
 def test_memory_md_edit_links_added_and_edited_entries(user):
     # given MEMORY.md with one memory about Lisbon
-    kept = memory_write(owner=user, content="User lives in Lisbon", category="fact", importance=0.8, actor="seed").memory
+    kept = memory_write(owner=user, content="User lives in Lisbon", importance=0.8, actor="seed").memory
     state = memory_md_get(owner=user)
     assert "User lives in Lisbon" in state["content"]
 
