@@ -9,6 +9,8 @@ text's own names are always found by the same offline rules, in English and Chin
 
 import re
 
+from django.db import IntegrityError, transaction
+
 from memories.extraction import lexicon
 from memories.extraction.candidates import tool_entities
 from memories.models import Entity, EntityKind, Memory, MemoryEntity
@@ -98,19 +100,25 @@ def _unique(entities) -> list[tuple[str, str]]:
 
 def _resolve(owner_id, wanted: list[tuple[str, str]]) -> list[Entity]:
     """The owner's entity for each (name, kind), created when missing. A name found without a kind
-    ("other") joins the entity of that name the owner already has, whatever its kind, so "Lisbon"
-    from an edit and "Lisbon" (place) from extraction are one node."""
+    ("other") joins the entity of that name the owner already has, whatever its kind, and a name
+    first seen without a kind takes the kind it is given later, so "Lisbon" from an edit and
+    "Lisbon" (place) from extraction are one node."""
     keys = {name.casefold() for name, _ in wanted}
     existing: dict[tuple[str, str], Entity] = {}
     by_name: dict[str, Entity] = {}
     for entity in Entity.objects.filter(owner_id=owner_id, normalized_name__in=keys).order_by("created_at", "pk"):
         existing[(entity.normalized_name, entity.kind)] = entity
-        if entity.kind != EntityKind.OTHER or entity.normalized_name not in by_name:
-            by_name.setdefault(entity.normalized_name, entity)
+        current = by_name.get(entity.normalized_name)
+        if current is None or (current.kind == EntityKind.OTHER and entity.kind != EntityKind.OTHER):
+            by_name[entity.normalized_name] = entity
     missing = []
     for name, kind in wanted:
         key = name.casefold()
         if (key, kind) in existing or (kind == EntityKind.OTHER and key in by_name):
+            continue
+        vague = existing.get((key, EntityKind.OTHER))
+        if vague is not None and _sharpen(vague, kind):
+            existing[(key, kind)] = by_name[key] = existing.pop((key, EntityKind.OTHER))
             continue
         missing.append(Entity(owner_id=owner_id, name=name, normalized_name=key, kind=kind))
     if missing:
@@ -131,6 +139,18 @@ def _resolve(owner_id, wanted: list[tuple[str, str]]) -> list[Entity]:
         if entity is not None and entity not in out:
             out.append(entity)
     return out
+
+
+def _sharpen(entity: Entity, kind: str) -> bool:
+    """Give an entity known only by name ("other") the kind it was just named with."""
+    try:
+        with transaction.atomic():
+            updated = Entity.objects.filter(pk=entity.pk, kind=EntityKind.OTHER).update(kind=kind)
+    except IntegrityError:  # another writer created (name, kind) meanwhile: link to that one
+        return False
+    if updated:
+        entity.kind = kind
+    return bool(updated)
 
 
 def memory_entities_link(*, memory: Memory, hints: list[tuple[str, str]] | None = None, relink: bool = False) -> list:

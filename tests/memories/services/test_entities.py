@@ -115,6 +115,19 @@ def test_extractor_hints_add_to_the_names_in_the_text(user):
     assert links(memory) == [("Lisbon", "place"), ("Melanie", "person")]
 
 
+def test_a_name_first_seen_without_a_kind_takes_the_kind_given_later(user):
+    # given Melanie linked without a kind (her name starts the sentence)
+    memory = memory_create(owner=user, content="Melanie lives in Lisbon", actor="seed")
+    assert links(memory) == [("Lisbon", "place"), ("Melanie", "other")]
+
+    # when an extractor names her as a person
+    memory_entities_link(memory=memory, hints=[("Melanie", "person")])
+
+    # then the same entity is now a person: one Melanie, still linked
+    assert links(memory) == [("Lisbon", "place"), ("Melanie", "person")]
+    assert Entity.objects.filter(owner=user, normalized_name="melanie").count() == 1
+
+
 def test_import_links_every_imported_memory(user):
     # when a JSONL file is imported
     text = '{"content": "Lives near the Alfama district in Lisbon"}\n{"content": "Works at Google"}\n'
