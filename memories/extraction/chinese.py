@@ -304,6 +304,8 @@ def _todo(text: str, ctx: Ctx) -> CandidateMemory | None:
     if due is None or due.due < ctx.now.date():
         return None
     personal = text.startswith("我") or due.start == 0 or re.search(r"截止|到期", text)
+    if re.search(r"一般|通常|平时|经常|常常|总是|每", text):
+        return None  # "周末我一般会去爬山": a habit, not a dated plan
     if not personal or not _TODO_TRIGGER.search(text[due.end :] + text[: due.start]):
         return None
     annotated = _annotate(text, due)
@@ -477,6 +479,10 @@ _WHEN = (
 )
 _HABIT = re.compile(r"^我(?P<when>" + _WHEN + r")(?P<act>.{2,})$")
 _HABIT_LEAD = re.compile(r"^(?P<when>" + _WHEN + r")[，,]?\s*我(?P<act>.{2,})$")
+# "周末我一般会去爬山": a time of the week or day, then the habit.
+_HABIT_MID = re.compile(
+    r"^(?P<pre>周末|每个周末|工作日|平日|早上|晚上|中午|下班后|睡前)[，,]?\s*我(?P<when>" + _WHEN + r")(?P<act>.{2,})$"
+)
 
 
 def _habit(text: str, ctx: Ctx) -> CandidateMemory | None:
@@ -485,9 +491,13 @@ def _habit(text: str, ctx: Ctx) -> CandidateMemory | None:
         content = zh_third_person(text)
     else:
         m = _HABIT_LEAD.match(text)
-        if not m:
-            return None
-        content = f"用户{m['when']}{zh_third_person(m['act'])}"
+        if m:
+            content = f"用户{m['when']}{zh_third_person(m['act'])}"
+        else:
+            m = _HABIT_MID.match(text)
+            if not m:
+                return None
+            content = f"用户{m['pre']}{m['when']}{zh_third_person(m['act'])}"
     act = re.sub(r"^(?:都|会|都会|要|都要|用)", "", m["act"])
     return make(
         ctx,

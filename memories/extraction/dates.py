@@ -261,7 +261,7 @@ def find_date(text: str, now: datetime | date) -> DateMatch | None:
                 due = resolve(m, today)
             except (ValueError, KeyError):
                 continue
-            found.append(DateMatch(m.start(), m.end(), m.group(0), due))
+            found.append(DateMatch(m.start(), m.end(), m.group(0), due, _precision(m.group(0))))
     if not found:
         return None
     return min(found, key=lambda d: (d.start, -(d.end - d.start)))

@@ -178,6 +178,14 @@ _LABEL = re.compile(
 )
 
 
+# "Oops, I typed that wrong: my daughter is called Sofia": the slip itself is not the statement.
+_OWN_SLIP = re.compile(
+    r"^(?:i (?:typed|wrote|said|spelled|got) (?:that|it|this|her name|his name) wrong|i misspoke|my (?:bad|mistake))"
+    r"[,:;.!]*\s*",
+    re.I,
+)
+
+
 def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
     body = _LEAD_FILLER.sub("", sentence).strip()
     body = _LABEL.sub("", body)
@@ -197,7 +205,7 @@ def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
         return []
     m = _CORRECTION.match(body)
     if m and len(m["rest"]) >= 6:
-        return _correction(m["rest"], ctx.but(correction=True))
+        return _correction(_OWN_SLIP.sub("", m["rest"]), ctx.but(correction=True))
     return _clauses(body, ctx)
 
 

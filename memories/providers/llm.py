@@ -71,6 +71,8 @@ class EpisodeSummary:
     outcome: str = ""
     entities: list[str] = field(default_factory=list)
     tools_used: list[str] = field(default_factory=list)
+    # Tasks the user said they finished, each with when (None: when the session ended).
+    completed: list[tuple[str, datetime | None]] = field(default_factory=list)
 
 
 class LLMError(Exception):

@@ -13,7 +13,6 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memories.extraction.summaries import _REQUEST as REQUEST
 from memories.models import EventType, MemoryEvent, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.providers.llm import CandidateMemory, TurnView, get_llm
@@ -246,27 +245,13 @@ def _episode_write(*, session: ChatSession, turns: list[ConversationTurn], llm) 
             "embedding": embedding_get(owner=session.owner_id, text=summary.summary or session.title or "session"),
         },
     )
-    task = _finished_task(summary.goal, llm)
-    if task:
-        scratchpad_complete(owner=session.owner, agent=session.agent, task=task)
+    ended_at = turns[-1].created_at
+    for task, completed_at in summary.completed:
+        task = (task or "").strip()[:300]
+        if task and not looks_like_instruction(task):
+            when = completed_at or ended_at
+            scratchpad_complete(owner=session.owner, agent=session.agent, task=task, completed_at=when)
     return episode
-
-
-def _finished_task(goal: str, llm) -> str:
-    """The episode's goal as a task for the scratchpad's recent completions, or "" when it is none.
-
-    The scratchpad goes into every system prompt, so it takes tasks only (seed 001: archived tasks;
-    episodes themselves stay out of the prompt). The heuristic summariser falls back to the first
-    thing the user said when nobody asked for anything, and such a statement ("I prefer tea in the
-    morning") is a memory, which may be superseded later, not a task done. An instruction-like goal
-    (prompt injection) stays out as well.
-    """
-    goal = (goal or "").strip()
-    if not goal or looks_like_instruction(goal):
-        return ""
-    if getattr(llm, "name", "") == "heuristic" and not REQUEST.search(goal):
-        return ""
-    return goal[:300]
 
 
 def turn_extract(*, job: ExtractionJob) -> ExtractionStats:

@@ -340,6 +340,24 @@ def test_summarize_episode_returns_the_models_episode_with_the_called_tools(open
     )
     assert (episode.entities, episode.tools_used) == (["report"], ["calendar"])
     assert "[3] tool calendar 2026-03-10 09:03: ok" in fake_openai.chat_requests[0].last_user_message
+    assert episode.completed == []
+
+
+def test_summarize_episode_reads_the_tasks_the_user_finished(openai_settings, fake_openai):
+    # given a model that names the tasks the user finished (once each, blanks dropped)
+    fake_openai.reply_json(
+        {
+            "summary": "The user finished their taxes and planned the week.",
+            "completed": ["filed the tax return", "filed the tax return", " ", "submitted the grant application"],
+        }
+    )
+
+    # when summarised
+    episode = get_llm().summarize_episode(turns=TURNS)
+
+    # then they are the episode's completions, to be dated when the session ended
+    assert episode.completed == [("filed the tax return", None), ("submitted the grant application", None)]
+    assert '"completed"' in fake_openai.chat_requests[0].messages[0]["content"]
 
 
 def test_summarize_trims_an_overlong_answer_to_the_budget(openai_settings, fake_openai):
