@@ -12,6 +12,8 @@ from django.shortcuts import redirect
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
+from accesslog.selectors import memory_access_summary
+from accesslog.services import access_log_flush
 from dashboard import selectors, services
 from dashboard.layout import page_render
 from dashboard.owners import owner_for, owner_query
@@ -96,6 +98,7 @@ def memory_detail(request, memory_id):
     memory = memory_get_detail(owner=owner, memory_id=memory_id)
     events = list(memory_history(memory=memory))
     sources = [link.turn for link in memory.sources.all()]
+    access_log_flush(inline=True)  # what this process answered a moment ago counts too
     return _page(
         request,
         owner,
@@ -110,6 +113,7 @@ def memory_detail(request, memory_id):
         relations=selectors.memory_relations(memory=memory),
         entities=list(memory.entities.order_by("name")[:200]),
         series=selectors.memory_strength_series(memory=memory, events=events),
+        access=memory_access_summary(owner=owner, memory_id=memory.pk),
         categories=Category.values,
         retentions=Retention.values,
     )

@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "erasure.apps.ErasureConfig",
     "analytics.apps.AnalyticsConfig",
     "hotcache.apps.HotCacheConfig",
+    "accesslog.apps.AccessLogConfig",
 ]
 
 MIDDLEWARE = [
@@ -564,3 +565,13 @@ HOT_CACHE_ENABLED = env_bool("HOT_CACHE_ENABLED", True)
 HOT_CACHE_TTL_SECONDS = env_int("HOT_CACHE_TTL_SECONDS", 3600, minimum=1)
 # Entries kept in a process without Redis (least recently used dropped first).
 HOT_CACHE_MAX_ENTRIES = env_int("HOT_CACHE_MAX_ENTRIES", 10_000, minimum=1)
+
+# ---------------------------------------------------------------------------------------------
+# Per-query access log (accesslog/): which search or context call returned which memories
+# ---------------------------------------------------------------------------------------------
+# Days a logged call is kept (pruned hourly); 0 records nothing. Checked by accesslog.checks.
+ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 30, minimum=0)
+# Calls are written off the query path, in batches of at most this many, at least this often.
+ACCESS_LOG_FLUSH_ENTRIES = env_int("ACCESS_LOG_FLUSH_ENTRIES", 200, minimum=1)
+ACCESS_LOG_FLUSH_SECONDS = env_float("ACCESS_LOG_FLUSH_SECONDS", 5, minimum=0.1)
+CELERY_BEAT_SCHEDULE["access-log-prune"] = {"task": "accesslog.tasks.access_log_prune_task", "schedule": 3600}

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
+from accesslog import api as accesslog_api
 from erasure import api as erasure_api
 from integrations import api as webhooks_api
 from memories.api import compat as compat_api
@@ -24,6 +25,7 @@ api_v1 = [
     path("episodes/", session_views.EpisodeListApi.as_view(), name="episode-list"),
     path("scratchpad/", session_views.ScratchpadApi.as_view(), name="scratchpad"),
     path("metrics/", memory_views.MetricsApi.as_view(), name="metrics"),
+    path("access-log/", accesslog_api.AccessLogApi.as_view(), name="access-log"),
     path("tools/", memory_views.ToolListApi.as_view(), name="tool-list"),
     path("tools/<str:name>/", memory_views.ToolExecuteApi.as_view(), name="tool-execute"),
     path("lifecycle/run/", lifecycle_api.LifecycleRunApi.as_view(), name="lifecycle-run"),

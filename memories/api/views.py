@@ -5,6 +5,7 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accesslog.services import access_log_record
 from erasure.services import memory_purge
 from memories.api.serializers import (
     ContextQuerySerializer,
@@ -150,7 +151,13 @@ class SearchApi(APIView):
     def post(self, request):
         serializer = SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        return Response(memory_search(owner=request_owner(request), **serializer.validated_data))
+        owner = request_owner(request)
+        found = memory_search(owner=owner, **serializer.validated_data)
+        data = serializer.validated_data
+        access_log_record(
+            owner_id=owner.pk, kind="search", query=data["query"], agent=data.get("agent"), results=found["results"]
+        )
+        return Response(found)
 
 
 class ContextApi(APIView):
@@ -164,7 +171,15 @@ class ContextApi(APIView):
         if data.get("session_id") is not None:
             # Another owner's session is a 404 here too, never silently treated as a fresh one.
             session_get(owner=owner, session_id=data["session_id"])
-        return Response(context_build(owner=owner, **data))
+        block = context_build(owner=owner, **data)
+        access_log_record(
+            owner_id=owner.pk,
+            kind="context",
+            query=data.get("query", ""),
+            agent=data.get("agent"),
+            results=block["memories"],
+        )
+        return Response(block)
 
 
 class MetricsApi(APIView):

@@ -2,6 +2,7 @@
 
 from rest_framework import serializers
 
+from accesslog.services import access_log_record
 from memories.models import Category, Source
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_forget_matching, memory_write
@@ -46,6 +47,7 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
             categories=args.get("categories"),
             agent=agent,
         )
+        access_log_record(owner_id=owner.pk, kind="tool", query=args["query"], agent=agent, results=found["results"])
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "search_conversation_traces":
         args = _validated(_TraceArgs, arguments)

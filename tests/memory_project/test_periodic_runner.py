@@ -35,6 +35,7 @@ def test_the_runner_uses_the_beat_schedule():
         "import-jobs-sweep",
         "turn-embeddings-sweep",
         "lifecycle-nightly",
+        "access-log-prune",
     }
     assert runner.entries["integrations-sweep"]["task"] == "integrations.tasks.integrations_sweep"
     assert runner.entries["lifecycle-nightly"]["schedule"] == crontab(hour=3, minute=0)

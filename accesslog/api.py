@@ -1,0 +1,51 @@
+"""GET /api/v1/access-log/: the owner's logged search and context calls, with their memories' ranks."""
+
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers
+from rest_framework.views import APIView
+
+from accesslog.models import QueryKind, QueryLog
+from accesslog.selectors import query_log_list
+from accesslog.services import access_log_flush
+from memory_project.api.fields import request_owner
+from memory_project.pagination import StandardPagination
+
+
+class AccessLogFilterSerializer(serializers.Serializer):
+    memory_id = serializers.UUIDField(required=False, help_text="Only the calls that returned this memory.")
+    kind = serializers.ChoiceField(choices=QueryKind.choices, required=False)
+    since = serializers.DateTimeField(required=False)
+    until = serializers.DateTimeField(required=False)
+
+
+class QueryLogHitOutputSerializer(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    rank = serializers.IntegerField()
+    score = serializers.FloatField(allow_null=True)
+
+
+class QueryLogOutputSerializer(serializers.ModelSerializer):
+    memories = QueryLogHitOutputSerializer(source="hits", many=True)
+
+    class Meta:
+        model = QueryLog
+        fields = ["id", "kind", "agent", "query", "results", "at", "memories"]
+
+
+class AccessLogApi(APIView):
+    @extend_schema(
+        parameters=[AccessLogFilterSerializer],
+        responses=QueryLogOutputSerializer(many=True),
+        description="Which search, context or tool call returned which of the owner's memories, at which "
+        "rank (1 = first), newest first; kept ACCESS_LOG_RETENTION_DAYS days. Calls are written in batches "
+        "a few seconds after they are answered.",
+    )
+    def get(self, request):
+        filters = AccessLogFilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        # What this process answered a moment ago is written now rather than at the next batch.
+        access_log_flush(inline=True)
+        logs = query_log_list(owner=request_owner(request), **filters.validated_data)
+        paginator = StandardPagination()
+        page = paginator.paginate_queryset(logs, request, view=self)
+        return paginator.get_paginated_response(QueryLogOutputSerializer(page, many=True).data)
