@@ -7,6 +7,7 @@ consolidate --owner U [--session ID]
 export --owner U --format memory-md|memory-json|jsonl|learnings-md|user-md --output PATH
 import PATH --owner U [--format FORMAT]   (a file, or a folder of seed files to migrate)
 reembed --owner U | --all [--batch-size N]
+eval --owner U --questions FILE [--k 1,5,10] [--json]
 """
 
 import getpass
@@ -122,6 +123,19 @@ class Command(BaseCommand):
         target.add_argument("--all", action="store_true", help="every owner")
         p.add_argument("--batch-size", type=int, default=settings.EMBEDDING_BATCH_SIZE)
 
+        p = sub.add_parser(
+            "eval", help="Recall@k, MRR and latency of search on the owner's data, beside BM25 and dense baselines"
+        )
+        p.add_argument("--owner", required=True, metavar="USERNAME")
+        p.add_argument(
+            "--questions",
+            required=True,
+            metavar="FILE",
+            help='JSON Lines: {"question": ..., "memories": [id or exact text], "turns": [id]} (- for stdin)',
+        )
+        p.add_argument("--k", default="1,5,10", help="the cut-offs of Recall@k, comma-separated (default 1,5,10)")
+        p.add_argument("--json", action="store_true", dest="as_json", help="the full report as JSON")
+
     def handle(self, *args, subcommand, **options):
         getattr(self, f"_{subcommand}")(**options)
 
@@ -138,6 +152,39 @@ class Command(BaseCommand):
             return f"cli:{getpass.getuser()}"
         except Exception:  # no login name in some containers
             return "cli"
+
+    # -- eval ------------------------------------------------------------------------------------
+
+    def _eval(self, *, owner, questions, k, as_json, **_):
+        import json
+        import sys
+
+        from memories.selectors.evaluation import QuestionsError, evaluation_table, questions_parse, retrieval_evaluate
+
+        owner = self._owner(owner)
+        try:
+            ks = tuple(int(x) for x in k.split(","))
+        except ValueError:
+            raise CommandError(f"--k must be whole numbers separated by commas, got {k!r}") from None
+        if not ks or not all(1 <= x <= settings.MAX_TOP_K for x in ks):
+            raise CommandError(f"each --k must be between 1 and {settings.MAX_TOP_K}")
+        try:
+            if questions == "-":
+                parsed = questions_parse(owner=owner, lines=sys.stdin)
+            else:
+                with open(questions, encoding="utf-8") as handle:
+                    parsed = questions_parse(owner=owner, lines=handle)
+        except OSError as exc:
+            raise CommandError(f"cannot read {questions}: {exc.strerror}") from None
+        except (QuestionsError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{questions}: {exc}") from None
+        report = retrieval_evaluate(owner=owner, questions=parsed, ks=ks)
+        if as_json:
+            self.stdout.write(json.dumps(report, indent=2, ensure_ascii=False))
+            return
+        rows = ", ".join(f"{n} {scope}" for scope, n in report["rows"].items())
+        self.stdout.write(f"{report['questions']} questions for {owner.get_username()}, searched in: {rows}")
+        self.stdout.write(evaluation_table(report))
 
     # -- search ----------------------------------------------------------------------------------
 
