@@ -350,6 +350,8 @@ class ImportJob(models.Model):
     format = models.CharField(max_length=20, blank=True, default="")
     name = models.CharField(max_length=255, blank=True, default="")
     agent = models.CharField(max_length=100, null=True, blank=True)
+    # "merge" or "restore"; blank: restore a JSONL export whose lines all carry their id, merge otherwise.
+    mode = models.CharField(max_length=10, blank=True, default="")
     actor = models.CharField(max_length=200)
     # The file itself until the job has run; emptied afterwards (the memories hold what it said).
     text = models.TextField(blank=True, default="")
@@ -371,6 +373,20 @@ class ImportJob(models.Model):
             models.Index(name="importjob_owner_created", fields=["owner", "-created_at"]),
             models.Index(name="importjob_status", fields=["status", "heartbeat_at"]),
         ]
+
+
+class ImportedEntry(models.Model):
+    """An imported entry and the memory it became or matched: importing it again changes nothing."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    agent = models.CharField(max_length=100, blank=True, default="")
+    # The entry's content hash (merge imports), or "id:<uuid>" of a restored JSONL row.
+    key = models.CharField(max_length=80)
+    memory = models.ForeignKey(Memory, on_delete=models.CASCADE, related_name="imported_entries")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "agent", "key"], name="importedentry_unique")]
 
 
 class EmbeddingCache(models.Model):

@@ -21,6 +21,7 @@ from memories.services.transfer import (
     EXPORT_FILE_NAMES,
     EXPORT_FORMATS,
     FORMATS,
+    MODES,
     memory_export,
     memory_import_text,
 )
@@ -53,9 +54,17 @@ _BACKGROUND_HELP = (
 )
 
 
+_MODE_HELP = (
+    "merge: every entry through the merge decision, entries imported before left as they are; restore (JSONL "
+    "only): the export's rows back row for row with their ids, statuses, strengths and timestamps, rows already "
+    "there left as they are. Default: restore for a JSONL file whose every line has its id, merge otherwise."
+)
+
+
 class ImportJsonSerializer(StrictSerializer):
     content = CleanCharField(trim_whitespace=False, allow_blank=False)
     format = serializers.ChoiceField(choices=FORMATS, required=False, allow_null=True, default=None)
+    mode = serializers.ChoiceField(choices=MODES, required=False, allow_null=True, default=None, help_text=_MODE_HELP)
     name = CleanCharField(max_length=255, required=False, allow_blank=True, default="")
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
     background = serializers.BooleanField(required=False, allow_null=True, default=None, help_text=_BACKGROUND_HELP)
@@ -64,6 +73,7 @@ class ImportJsonSerializer(StrictSerializer):
 class ImportUploadSerializer(StrictSerializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=FORMATS, required=False, allow_null=True, default=None)
+    mode = serializers.ChoiceField(choices=MODES, required=False, allow_null=True, default=None, help_text=_MODE_HELP)
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
     background = serializers.BooleanField(required=False, allow_null=True, default=None, help_text=_BACKGROUND_HELP)
 
@@ -78,6 +88,7 @@ class ImportJobOutputSerializer(serializers.ModelSerializer):
             "id",
             "status",
             "format",
+            "mode",
             "name",
             "agent",
             "size",
@@ -105,11 +116,13 @@ _REPORT = inline_serializer(
     {
         "format": serializers.CharField(),
         "source": serializers.CharField(),
+        "mode": serializers.ChoiceField(choices=MODES),
         "entries": serializers.IntegerField(),
         "added": serializers.IntegerField(),
         "merged": serializers.IntegerField(),
         "reinforced": serializers.IntegerField(),
         "superseded": serializers.IntegerField(),
+        "unchanged": serializers.IntegerField(),
         "skipped": serializers.IntegerField(),
         "digests": serializers.IntegerField(),
         "rolling_summary": serializers.BooleanField(),
@@ -134,11 +147,14 @@ class ImportApi(APIView):
         description="Imports a MEMORY.md / learnings.md (seed 002), memory.json or a daily log (seed 004), a "
         "USER.md or our JSONL export, as a multipart upload (`file`, optional `format`, `agent`) or as JSON "
         "`{content, format?, name?, agent?}`. The format is detected from the file name or content when not "
-        f"given ({', '.join(FORMATS)}). Every memory goes through the merge decision (duplicates reinforce, "
-        "changed values supersede). Every entry passes the same validators as POST /api/v1/memories/: any bad entry "
-        "refuses the whole file with 400 `invalid_entries`, its problems listed with their line numbers in "
-        "`error.details.entries`, and nothing is imported. A file above MEMORY_IMPORT_SYNC_MAX_BYTES (or with "
-        "`background: true`) runs as a background job: 202 with the job, whose `url` reports its progress.",
+        f"given ({', '.join(FORMATS)}). In `merge` mode every memory goes through the merge decision (duplicates "
+        "reinforce, changed values supersede); an entry imported before, or whose exact text is already held, "
+        "changes nothing (`unchanged`), so importing the same file again changes nothing. In `restore` mode (our "
+        "JSONL export, the default when every line carries its id) the rows come back row for row, never merged, "
+        "and rows already there are left alone. Every entry passes the same validators as POST /api/v1/memories/: "
+        "any bad entry refuses the whole file with 400 `invalid_entries`, its problems listed with their line "
+        "numbers in `error.details.entries`, and nothing is imported. A file above MEMORY_IMPORT_SYNC_MAX_BYTES "
+        "(or with `background: true`) runs as a background job: 202 with the job, whose `url` reports its progress.",
     )
     def post(self, request):
         owner = request_owner(request)
@@ -177,13 +193,25 @@ class ImportApi(APIView):
         actor = actor_of(request)
         if large or args["background"]:
             job = import_job_create(
-                owner=owner, text=text, fmt=args["format"], name=name, agent=args["agent"], actor=actor
+                owner=owner,
+                text=text,
+                fmt=args["format"],
+                name=name,
+                agent=args["agent"],
+                actor=actor,
+                mode=args["mode"],
             )
             body = ImportJobOutputSerializer(job).data
             return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": body["url"]})
         try:
             report = memory_import_text(
-                owner=owner, text=text, fmt=args["format"], name=name, actor=actor, agent=args["agent"]
+                owner=owner,
+                text=text,
+                fmt=args["format"],
+                name=name,
+                actor=actor,
+                agent=args["agent"],
+                mode=args["mode"],
             )
         except ImportInvalid as exc:
             raise ServiceError(f"Nothing was imported: {exc}", code="invalid_entries", details=exc.details()) from None

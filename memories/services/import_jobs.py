@@ -42,9 +42,18 @@ def _new_pool_after_fork() -> None:
 os.register_at_fork(after_in_child=_new_pool_after_fork)
 
 
-def import_job_create(*, owner, text: str, fmt: str | None, name: str, agent: str | None, actor: str) -> ImportJob:
+def import_job_create(
+    *, owner, text: str, fmt: str | None, name: str, agent: str | None, actor: str, mode: str | None = None
+) -> ImportJob:
     job = ImportJob.objects.create(
-        owner=owner, text=text, format=fmt or "", name=name, agent=agent, actor=actor, size=len(text.encode())
+        owner=owner,
+        text=text,
+        format=fmt or "",
+        mode=mode or "",
+        name=name,
+        agent=agent,
+        actor=actor,
+        size=len(text.encode()),
     )
     transaction.on_commit(lambda: import_job_dispatch(job_id=job.pk))
     return job
@@ -147,7 +156,13 @@ def import_job_run(*, job_id) -> str:
         with _ProgressWriter(job.pk) as writer:
             token = import_progress.set(writer.update)
             report = memory_import_text(
-                owner=job.owner, text=job.text, fmt=job.format or None, name=job.name, actor=job.actor, agent=job.agent
+                owner=job.owner,
+                text=job.text,
+                fmt=job.format or None,
+                name=job.name,
+                actor=job.actor,
+                agent=job.agent,
+                mode=job.mode or None,
             )
     except ImportInvalid as exc:
         _finish(job.pk, status=ImportJob.JobStatus.FAILED, error=str(exc), problems=exc.details()["entries"], text="")

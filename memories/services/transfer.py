@@ -12,10 +12,24 @@ Formats:
   the offline extractor recognises) through the merge decision as memories.
 - ``jsonl`` — ours, full fidelity: one JSON object per memory.
 
-Every imported memory goes through `memory_write` (embedded, deduplicated, contradictions
-superseded) with source ``import``, and gets an ``import`` event naming the file and format. For
-memories the import created, the file's strength, counters and timestamps are set after the
-decision, so the history reads: add (the decision) → import (the file's values).
+Two modes (issue 11):
+
+- ``merge`` (every format): each entry goes through `memory_write` (embedded, deduplicated,
+  contradictions superseded) with source ``import``, and gets an ``import`` event naming the file and
+  format. For memories the import created, the file's strength, counters and timestamps are set
+  after the decision, so the history reads: add (the decision) → import (the file's values).
+  Importing is idempotent: each entry's content hash is remembered (`ImportedEntry`) with the memory
+  it became or was folded into, and an entry already imported, or whose exact text the namespace
+  already holds in any status, changes nothing (no reinforcement, no status change: an archived
+  memory stays archived, a forgotten one is not brought back).
+- ``restore`` (our JSONL only): the export's rows come back row for row, never through the merge
+  decision: ids (when not taken by another owner's memory), statuses, strengths, pins, counters and
+  timestamps as exported. A row already there (its id, or an earlier restore of it) is left as it is,
+  so restoring twice changes nothing. Only moderation still applies: instruction-like text in a
+  live status is held for review, as on every other write path.
+
+A JSONL file whose every line carries its ``id`` (an export of ours) is restored unless ``merge`` is
+asked for; any other file is merged.
 
 A folder (seed 004 §10 migration) is imported file by file, each in its own transaction; each file
 imported is renamed to ``<name>.migrated``, so a second run finds nothing left to import.
@@ -25,6 +39,7 @@ import json
 import logging
 import os
 import re
+import uuid
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, time
 from pathlib import Path
@@ -58,6 +73,7 @@ from memories.models import (
     CoreMemory,
     DailyDigest,
     EventType,
+    ImportedEntry,
     Memory,
     Retention,
     Source,
@@ -78,6 +94,7 @@ from memories.text import content_hash
 
 logger = logging.getLogger(__name__)
 
+MODES = ("merge", "restore")
 FORMATS = ("memory-md", "learnings-md", "memory-json", "user-md", "daily-log", "jsonl")
 EXPORT_FORMATS = ("memory-md", "learnings-md", "memory-json", "user-md", "jsonl")
 EXPORT_FILE_NAMES = {
@@ -119,11 +136,13 @@ class ImportWarning:
 class ImportReport:
     format: str
     source: str
+    mode: str | None = "merge"
     entries: int = 0  # records read (memories, profile lines, log lines)
     added: int = 0  # new memories
     merged: int = 0  # folded into an existing memory (a closer statement of it)
     reinforced: int = 0  # already known: the existing memory was reinforced
     superseded: int = 0  # new memories that replaced a contradicted one
+    unchanged: int = 0  # imported before, or already held word for word: nothing was changed
     skipped: int = 0  # broken or unusable entries (see warnings)
     digests: int = 0  # daily digests created or extended
     rolling_summary: bool = False
@@ -139,7 +158,7 @@ class ImportReport:
         logger.info("import %s line %s: %s", self.source, line, message)
 
     def absorb(self, other: "ImportReport") -> None:
-        for name in ("entries", "added", "merged", "reinforced", "superseded", "skipped", "digests"):
+        for name in ("entries", "added", "merged", "reinforced", "superseded", "unchanged", "skipped", "digests"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.rolling_summary = self.rolling_summary or other.rolling_summary
         self.warnings += other.warnings
@@ -169,30 +188,53 @@ class _Record:
     origin: str = ""
     # Applied after the decision to memories this import created.
     preserve: dict = field(default_factory=dict)
+    # A JSONL row's own id, source and last change: what a restore keeps.
+    source_id: uuid.UUID | None = None
+    source: str = ""
+    updated_at: datetime | None = None
 
 
 # --- entry points -------------------------------------------------------------------------------
 
 
-def memory_import(*, owner, path_or_text, fmt: str | None = None, actor: str, agent: str | None = None) -> ImportReport:
+def memory_import(
+    *,
+    owner,
+    path_or_text,
+    fmt: str | None = None,
+    actor: str,
+    agent: str | None = None,
+    mode: str | None = None,
+) -> ImportReport:
     """Import a file, a migration folder (MEMORY.md / memory.json / USER.md / logs/), or text.
 
     A `Path`, or a one-line string naming an existing file or folder, is read from disk; any other
     string is the content itself. `agent` None keeps each JSONL record's own agent (the default
-    namespace for every other format). Raises FormatError when a single file is unusable as a whole.
+    namespace for every other format). `mode` is "merge", "restore" or None (see the module's
+    docstring); in a folder it applies to the JSONL file only. Raises FormatError when a single file
+    is unusable as a whole.
     """
     path = _as_path(path_or_text)
     if path is not None and path.is_dir():
-        return _import_folder(owner=owner, folder=path, actor=actor, agent=agent)
+        return _import_folder(owner=owner, folder=path, actor=actor, agent=agent, mode=mode)
     if path is not None:
         return memory_import_text(
-            owner=owner, text=_read(path), fmt=fmt, name=_display_name(path), actor=actor, agent=agent
+            owner=owner, text=_read(path), fmt=fmt, name=_display_name(path), actor=actor, agent=agent, mode=mode
         )
-    return memory_import_text(owner=owner, text=str(path_or_text), fmt=fmt, name="", actor=actor, agent=agent)
+    return memory_import_text(
+        owner=owner, text=str(path_or_text), fmt=fmt, name="", actor=actor, agent=agent, mode=mode
+    )
 
 
 def memory_import_text(
-    *, owner, text: str, fmt: str | None = None, name: str = "", actor: str, agent: str | None = None
+    *,
+    owner,
+    text: str,
+    fmt: str | None = None,
+    name: str = "",
+    actor: str,
+    agent: str | None = None,
+    mode: str | None = None,
 ) -> ImportReport:
     """Import `text` (an upload, a pasted file); `name` is its file name, used to detect the format and
     a daily log's day. Nothing is read from disk here, so it is the entry point for API requests."""
@@ -201,7 +243,15 @@ def memory_import_text(
     fmt = fmt or detect_format(name, text)
     if fmt not in FORMATS:
         raise FormatError(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    report = ImportReport(format=fmt, source=name or f"({fmt})")
+    if mode not in (None, *MODES):
+        raise FormatError(f"unknown mode {mode!r}; expected one of {', '.join(MODES)}")
+    if mode == "restore" and fmt != "jsonl":
+        raise FormatError(
+            f"only a JSONL export can be restored row for row; {fmt} is imported through the merge decision "
+            "(leave out mode, or set it to merge)"
+        )
+    # A JSONL file's mode is settled once its lines are read (None: restore when all carry their id).
+    report = ImportReport(format=fmt, source=name or f"({fmt})", mode=mode if fmt == "jsonl" else "merge")
     with transaction.atomic():
         _IMPORTERS[fmt](owner=owner, text=text, name=name, actor=actor, agent=agent, report=report)
     return report
@@ -402,7 +452,7 @@ def _migrated_path(path: Path) -> Path:
     return target
 
 
-def _import_folder(*, owner, folder: Path, actor: str, agent: str | None) -> ImportReport:
+def _import_folder(*, owner, folder: Path, actor: str, agent: str | None, mode: str | None) -> ImportReport:
     report = ImportReport(format="folder", source=str(folder))
     files = _folder_files(folder)
     if not files:
@@ -415,7 +465,15 @@ def _import_folder(*, owner, folder: Path, actor: str, agent: str | None) -> Imp
     for path, fmt in files:
         name = _display_name(path)
         try:
-            sub = memory_import_text(owner=owner, text=_read(path), fmt=fmt, name=name, actor=actor, agent=agent)
+            sub = memory_import_text(
+                owner=owner,
+                text=_read(path),
+                fmt=fmt,
+                name=name,
+                actor=actor,
+                agent=agent,
+                mode=mode if fmt == "jsonl" else None,
+            )
         except FormatError as exc:
             # The file stays where it is (not renamed), so fixing it and running again imports it.
             sub = ImportReport(format=fmt, source=name, error=str(exc))
@@ -460,13 +518,23 @@ def _write(
         raise ImportInvalid(problems)
     where = f"imported from {report.source} ({fmt})"
     created: dict = {}  # pk → record, for memories this import added
+    known = _known_entries(owner=owner, keys={(_agent_of(r, agent), content_hash(r.content)) for r in records})
     for done, record in enumerate(records, start=1):
         import_progress_tick(done=done - 1, total=len(records))
         report.entries += 1
         namespace = _agent_of(record, agent)
+        key = (namespace, content_hash(record.content))
+        if key in known:
+            # Imported before (or said word for word already): importing it again changes nothing.
+            report.unchanged += 1
+            report.memory_ids.append(str(known[key]))
+            continue
         reason = f"{where}{', ' + record.origin if record.origin else ''}"
         if record.status in _INERT:
-            _write_inert(owner=owner, record=record, report=report, actor=actor, agent=namespace, reason=reason)
+            memory = _write_inert(
+                owner=owner, record=record, report=report, actor=actor, agent=namespace, reason=reason
+            )
+            known[key] = _entry_remember(owner=owner, agent=namespace, key=key[1], memory=memory)
             continue
         result = memory_write(
             owner=owner,
@@ -486,6 +554,7 @@ def _write(
         )
         memory = result.memory
         report.memory_ids.append(str(memory.pk))
+        known[key] = _entry_remember(owner=owner, agent=namespace, key=key[1], memory=memory)
         if result.action in ("add", "delete"):
             if result.action == "add":
                 report.added += 1
@@ -532,15 +601,8 @@ def _preserved(record: _Record, memory: Memory) -> dict:
     return {k: v for k, v in changes.items() if getattr(memory, k) != v}
 
 
-def _write_inert(*, owner, record: _Record, report: ImportReport, actor: str, agent: str, reason: str) -> None:
+def _write_inert(*, owner, record: _Record, report: ImportReport, actor: str, agent: str, reason: str) -> Memory:
     """Forgotten and rejected memories are history: kept for fidelity, never merged with live ones."""
-    exists = Memory.objects.filter(
-        owner=owner, agent=agent, content_hash=content_hash(record.content), status=record.status
-    ).exists()
-    if exists:
-        report.skipped += 1
-        report.warn(record.line, f"{record.status} memory already present, skipped")
-        return
     memory = memory_create(
         owner=owner,
         content=record.content,
@@ -564,6 +626,108 @@ def _write_inert(*, owner, record: _Record, report: ImportReport, actor: str, ag
         Memory.objects.filter(pk=memory.pk).update(**changes)
     report.added += 1
     report.memory_ids.append(str(memory.pk))
+    return memory
+
+
+# Statement parameters are capped (65,535 per statement): keys are looked up in chunks.
+_LOOKUP_CHUNK = 5000
+
+
+def _known_entries(*, owner, keys: set[tuple[str, str]]) -> dict[tuple[str, str], object]:
+    """{(agent, content hash): memory id} of the entries among `keys` that an import must leave alone:
+    imported before (into whatever memory they became or were folded into), or already held word for
+    word in that namespace, in any status (an archived memory stays archived, a forgotten one stays
+    forgotten)."""
+    hashes = sorted({h for _, h in keys})
+    known: dict = {}
+    for start in range(0, len(hashes), _LOOKUP_CHUNK):
+        chunk = hashes[start : start + _LOOKUP_CHUNK]
+        for ns, digest, pk in Memory.objects.filter(owner=owner, content_hash__in=chunk).values_list(
+            "agent", "content_hash", "pk"
+        ):
+            known.setdefault((ns, digest), pk)
+        entries = ImportedEntry.objects.filter(owner=owner, key__in=chunk).values_list("agent", "key", "memory_id")
+        for ns, digest, pk in entries:
+            known[(ns, digest)] = pk
+    return {key: pk for key, pk in known.items() if key in keys}
+
+
+def _entry_remember(*, owner, agent: str, key: str, memory: Memory):
+    ImportedEntry.objects.get_or_create(owner=owner, agent=agent, key=key, defaults={"memory": memory})
+    return memory.pk
+
+
+# --- restoring ----------------------------------------------------------------------------------
+
+
+def _restore(*, owner, records: list[_Record], report: ImportReport, actor: str, agent: str | None, problems) -> None:
+    """Our JSONL export back row for row (see the module's docstring): no merge decision, no
+    reinforcement; each row keeps its id when it is free, and a row restored before is left alone."""
+    problems = list(problems)
+    for record in records:
+        if record.source_id is None:
+            problems.append(
+                ImportProblem(record.line, "id", "a restore needs each line's id (a UUID, as exported); "
+                              "import the file with mode merge to write it through the merge decision")
+            )  # fmt: skip
+        problems += import_record_problems(record=record, agent=_agent_of(record, agent))
+    if problems:
+        raise ImportInvalid(problems)
+    ids = [r.source_id for r in records]
+    owners: dict = {}
+    restored: dict = {}
+    for start in range(0, len(ids), _LOOKUP_CHUNK):
+        chunk = ids[start : start + _LOOKUP_CHUNK]
+        owners.update(Memory.objects.filter(pk__in=chunk).values_list("pk", "owner_id"))
+        keys = [f"id:{pk}" for pk in chunk]
+        restored.update(ImportedEntry.objects.filter(owner=owner, key__in=keys).values_list("key", "memory_id"))
+    where = f"restored from {report.source} (jsonl)"
+    for done, record in enumerate(records, start=1):
+        import_progress_tick(done=done - 1, total=len(records))
+        report.entries += 1
+        key = f"id:{record.source_id}"
+        if key in restored or owners.get(record.source_id) == owner.pk:
+            report.unchanged += 1
+            report.memory_ids.append(str(restored.get(key, record.source_id)))
+            continue
+        # An id another owner's memory holds (an export restored into a second account) cannot be
+        # shared: the row gets a new one, and the restore is remembered under the exported id.
+        pk = record.source_id if record.source_id not in owners else uuid.uuid4()
+        namespace = _agent_of(record, agent)
+        preserve = record.preserve
+        memory = memory_create(
+            owner=owner,
+            content=record.content,
+            actor=actor,
+            category=record.category,
+            importance=record.importance,
+            agent=namespace,
+            source=record.source or Source.IMPORT,
+            retention=record.retention,
+            subject=record.subject,
+            predicate=record.predicate,
+            structured_data=record.structured_data,
+            confidence=record.confidence,
+            pinned=preserve.get("pinned", False),
+            status=record.status,
+            strength=preserve.get("strength"),
+            observed_at=record.observed_at,
+            expires_at=preserve.get("expires_at"),
+            event_type=EventType.IMPORT,
+            reason=f"{where}, id {record.source_id}",
+            memory_id=pk,
+        )
+        # Counters and times as exported; a queryset update leaves `updated_at` as given.
+        exact = {name: preserve[name] for name in ("hit_count", "access_count", "expires_at") if name in preserve}
+        exact.update({name: preserve[name] for name in _JSONL_PRESERVED_TIMES if preserve.get(name) is not None})
+        exact["base_strength"] = memory.strength
+        exact["updated_at"] = record.updated_at or memory.updated_at
+        Memory.objects.filter(pk=memory.pk).update(**exact)
+        owners[pk] = owner.pk
+        restored[key] = _entry_remember(owner=owner, agent=namespace, key=key, memory=memory)
+        report.added += 1
+        report.memory_ids.append(str(memory.pk))
+    import_progress_tick(done=len(records), total=len(records))
 
 
 def _entry_problems(warnings, report: ImportReport) -> list[ImportProblem]:
@@ -717,7 +881,12 @@ def _import_jsonl(*, owner, text, name, actor, agent, report: ImportReport) -> N
             problems.append(ImportProblem(number, "", parsed))
         else:
             records.append(parsed)
-    _write(owner=owner, records=records, report=report, fmt="jsonl", actor=actor, agent=agent, problems=problems)
+    if report.mode is None:
+        report.mode = "restore" if records and all(r.source_id for r in records) else "merge"
+    if report.mode == "restore":
+        _restore(owner=owner, records=records, report=report, actor=actor, agent=agent, problems=problems)
+    else:
+        _write(owner=owner, records=records, report=report, fmt="jsonl", actor=actor, agent=agent, problems=problems)
 
 
 def _unit(item: dict, key: str, default=None):
@@ -770,6 +939,7 @@ def _jsonl_record(item, line: int, report: ImportReport) -> _Record | str:
         preserve["access_count"] = _count(item, "access_count")
         preserve["pinned"] = item.get("pinned") is True
         agent = item.get("agent")
+        source = item.get("source")
         record = _Record(
             line=line,
             content=content.strip(),
@@ -792,10 +962,22 @@ def _jsonl_record(item, line: int, report: ImportReport) -> _Record | str:
                 if p
             ),
             preserve=preserve,
+            source_id=_uuid_or_none(item.get("id")),
+            source=source if source in Source.values else "",
+            updated_at=parse_timestamp(item.get("updated_at")),
         )
     except ValueError as exc:
         return str(exc)
     return record
+
+
+def _uuid_or_none(value) -> uuid.UUID | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return uuid.UUID(value)
+    except ValueError:
+        return None
 
 
 # --- daily logs ---------------------------------------------------------------------------------

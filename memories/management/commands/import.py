@@ -8,7 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from memories.formats.memory_json import FormatError
 from memories.management.progress import import_progress_bar
-from memories.services.transfer import FORMATS, memory_import
+from memories.services.transfer import FORMATS, MODES, memory_import
 
 
 class Command(BaseCommand):
@@ -23,10 +23,17 @@ class Command(BaseCommand):
         parser.add_argument("--owner", required=True, metavar="USERNAME", help="whose memories these are")
         parser.add_argument("--format", choices=FORMATS, help="the file's format (detected when omitted)")
         parser.add_argument("--agent", default=None, help="agent namespace (default: none; JSONL keeps its own)")
+        parser.add_argument(
+            "--mode",
+            choices=MODES,
+            default=None,
+            help="merge (through the merge decision) or restore (a JSONL export row for row); default: restore "
+            "for a JSONL file whose every line has its id, merge otherwise. Importing again changes nothing.",
+        )
         parser.add_argument("--create-owner", action="store_true", help="create the user if missing")
         parser.add_argument("--json", dest="as_json", action="store_true", help="print the full report as JSON")
 
-    def handle(self, *args, path, owner, format, agent, create_owner, as_json, **options):
+    def handle(self, *args, path, owner, format, agent, mode, create_owner, as_json, **options):
         target = Path(path).expanduser()
         if not target.exists():
             raise CommandError(f"no such file or folder: {target}")
@@ -41,7 +48,12 @@ class Command(BaseCommand):
         try:
             with import_progress_bar(self.stderr):
                 report = memory_import(
-                    owner=user, path_or_text=target, fmt=format, actor=f"cli:import:{user.get_username()}", agent=agent
+                    owner=user,
+                    path_or_text=target,
+                    fmt=format,
+                    actor=f"cli:import:{user.get_username()}",
+                    agent=agent,
+                    mode=mode,
                 )
         except FormatError as exc:
             raise CommandError(f"cannot import {target}: {exc}") from None
@@ -56,7 +68,9 @@ class Command(BaseCommand):
                 if item.error
                 else (
                     f"{item.entries} entries: {item.added} added, {item.merged} merged, "
-                    f"{item.reinforced} already known, {item.superseded} superseding, {item.skipped} skipped"
+                    f"{item.reinforced} reinforced, {item.superseded} superseding, "
+                    f"{item.unchanged} unchanged, {item.skipped} skipped"
+                    + (" (restored row for row)" if item.mode == "restore" else "")
                     + (f", {item.digests} daily digest(s)" if item.digests else "")
                     + (", rolling summary" if item.rolling_summary else "")
                 )

@@ -28,7 +28,7 @@ from memories.models import Memory, Status
 from memories.selectors.retrieval import SCOPES, memory_search
 from memories.services.embeddings import embedding_get_many
 from memories.services.memories import memory_forget
-from memories.services.transfer import EXPORT_FORMATS, FORMATS, FormatError, memory_export, memory_import
+from memories.services.transfer import EXPORT_FORMATS, FORMATS, MODES, FormatError, memory_export, memory_import
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
 from sessions.services.sessions import turn_embedding_text
 
@@ -110,12 +110,18 @@ class Command(BaseCommand):
         p.add_argument("--format", required=True, choices=EXPORT_FORMATS, dest="fmt")
         p.add_argument("--output", required=True, metavar="PATH", help="file to write, or - for stdout")
 
-        p = sub.add_parser("import", help="import memories from a file (or a folder) through the merge decision")
+        p = sub.add_parser("import", help="import memories from a file (or a folder); importing again changes nothing")
         p.add_argument(
             "path", help="MEMORY.md, learnings.md, memory.json, USER.md, logs/*.md|json, *.jsonl, or a folder"
         )
         p.add_argument("--owner", required=True, metavar="USERNAME")
         p.add_argument("--format", choices=FORMATS, dest="fmt", help="default: told by the file's name or content")
+        p.add_argument(
+            "--mode",
+            choices=MODES,
+            help="merge (through the merge decision) or restore (a JSONL export row for row); default: restore "
+            "for a JSONL file whose every line has its id, merge otherwise",
+        )
 
         p = sub.add_parser("reembed", help="recompute embeddings of memories, turns and episodes")
         target = p.add_mutually_exclusive_group(required=True)
@@ -370,18 +376,18 @@ class Command(BaseCommand):
             raise
         self.stdout.write(f"Exported {owner.get_username()}'s memories as {fmt} to {target} ({len(text)} characters)")
 
-    def _import(self, *, path, owner, fmt, **_):
+    def _import(self, *, path, owner, fmt, mode=None, **_):
         owner = self._owner(owner)
         source = Path(path)
         if not source.exists():
             raise CommandError(f"no such file: {path}")
         try:
             with import_progress_bar(self.stderr):
-                report = memory_import(owner=owner, path_or_text=source, fmt=fmt, actor=self._actor())
+                report = memory_import(owner=owner, path_or_text=source, fmt=fmt, actor=self._actor(), mode=mode)
         except FormatError as exc:
             raise CommandError(f"cannot import {path}: {exc}") from None
-        self.stdout.write(f"Imported {report.source} ({report.format}) for {owner.get_username()}")
-        counts = ["entries", "added", "merged", "reinforced", "superseded", "skipped", "digests"]
+        self.stdout.write(f"Imported {report.source} ({report.format}, {report.mode}) for {owner.get_username()}")
+        counts = ["entries", "added", "merged", "reinforced", "superseded", "unchanged", "skipped", "digests"]
         self.stdout.write(render_table(counts, [[getattr(report, name, 0) for name in counts]]))
         for done in getattr(report, "migrated", []):
             self.stdout.write(f"migrated: {done}")

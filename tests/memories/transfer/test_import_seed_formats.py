@@ -261,16 +261,16 @@ def test_user_md_profile_lines_become_preferences_and_facts(user):
     assert (report.format, report.added) == ("user-md", 5)
 
 
-def test_importing_the_same_file_twice_reinforces_instead_of_duplicating(user, seed_memory_json):
+def test_importing_the_same_file_twice_neither_duplicates_nor_reinforces(user, seed_memory_json):
     # given memory.json imported once
     memory_import_text(owner=user, text=seed_memory_json, name="memory.json", actor=ACTOR)
 
     # when it is imported again
     report = memory_import_text(owner=user, text=seed_memory_json, name="memory.json", actor=ACTOR)
 
-    # then nothing new is added: the two memories are reinforced
+    # then nothing new is added and nothing is reinforced (issue 11: re-importing changes nothing)
     assert Memory.objects.filter(owner=user).count() == 2
-    assert (report.added, report.reinforced) == (0, 2)
+    assert (report.added, report.reinforced, report.unchanged) == (0, 0, 2)
 
 
 def test_unknown_content_is_refused_with_a_clear_reason(user):
