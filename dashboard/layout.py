@@ -48,6 +48,7 @@ NAV = (
         pages=("settings-keys", "settings-webhooks", "settings-agents"),
     ),
     NavItem("import", "Import", "dashboard:import", "Operate"),
+    NavItem("eval", "Evaluate", "dashboard:eval", "Operate"),
 )
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard import api, views, views_analytics, views_core, views_import, views_settings
+from dashboard import api, views, views_analytics, views_core, views_eval, views_import, views_settings
 from dashboard.endpoints import context, core, live, settings
 
 app_name = "dashboard"
@@ -53,5 +53,6 @@ urlpatterns = [
     path("settings/webhooks/<uuid:webhook_id>/", views_settings.webhook_deliveries, name="settings-webhook"),
     path("settings/agents/", views_settings.agents, name="settings-agents"),
     path("import/", views_import.import_page, name="import"),
+    path("evaluate/", views_eval.evaluate, name="eval"),
     *api_patterns,
 ]
