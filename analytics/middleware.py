@@ -24,6 +24,8 @@ KINDS = {
     ("session-turns", "POST"): RequestKind.TURNS,
     ("import", "POST"): RequestKind.IMPORT,
 }
+# An erasure is recorded by its receipt; counting it would leave a row of the owner it erased.
+NOT_COUNTED = {"owner-data"}
 TOOL_KINDS = {"memory_write": RequestKind.ADD, "search_memory": RequestKind.SEARCH}
 # The agent is read from a JSON body only when it is small (it is parsed again by the view).
 MAX_BODY_FOR_AGENT = 256 * 1024
@@ -73,6 +75,8 @@ class RequestAnalyticsMiddleware:
         try:
             match = resolve(request.path_info)
         except Resolver404:
+            return self.get_response(request)
+        if match.url_name in NOT_COUNTED:
             return self.get_response(request)
         kind = _kind(match, request.method)
         agent = _agent(request) if kind != RequestKind.OTHER else ""

@@ -21,6 +21,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from analytics.models import BUCKETS, LATENCY_BOUNDS_MS, RequestDaily, RequestStatBatch
+from erasure.models import ErasureReceipt
 from memory_project.background import background_send
 
 logger = logging.getLogger(__name__)
@@ -46,7 +47,8 @@ def request_record(*, owner_id: int, agent: str, kind: str, ms: float, error: bo
     with _lock:
         row = _buffer.get(key)
         if row is None:
-            row = _buffer[key] = [0, 0, 0.0, 0.0, [0] * BUCKETS]
+            # The last item is when the row's first request was counted (see _UPSERT).
+            row = _buffer[key] = [0, 0, 0.0, 0.0, [0] * BUCKETS, timezone.now().isoformat()]
         row[0] += 1
         row[1] += int(error)
         row[2] += ms
@@ -96,6 +98,9 @@ _UPSERT = f"""
         (owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets)
     SELECT %s, %s, %s, %s, %s, %s, %s, %s, %s
     WHERE EXISTS (SELECT 1 FROM {get_user_model()._meta.db_table} WHERE id = %s)
+      AND NOT EXISTS (
+          SELECT 1 FROM {ErasureReceipt._meta.db_table} r
+          WHERE r.owner_id = %s AND (r.agent IS NULL OR r.agent = %s) AND r.erased_at >= %s::timestamptz)
     ON CONFLICT (owner_id, agent, day, kind) DO UPDATE SET
         count = t.count + excluded.count,
         errors = t.errors + excluded.errors,
@@ -116,9 +121,19 @@ def request_stats_apply(*, batch_id: str, rows: list[list]) -> bool:
         )
         if cursor.fetchone() is None:
             return False
+        # Wait for an erasure of these owners in progress (it holds their user rows FOR UPDATE): the
+        # upserts below then see its receipt, instead of a snapshot taken before it committed.
+        owners = sorted({int(row[0]) for row in rows})
+        cursor.execute(
+            f"SELECT id FROM {get_user_model()._meta.db_table} WHERE id = ANY(%s) ORDER BY id FOR KEY SHARE", [owners]
+        )
         # Owners in a stable order, so two batches upserting the same rows never deadlock.
-        for owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets in sorted(rows):
-            # An owner deleted (erased) since the request was counted is skipped, not an error.
-            cursor.execute(_UPSERT, [owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets, owner_id])
+        for owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets, *first in sorted(rows):
+            # An owner deleted since the request was counted is skipped, not an error; so are counts
+            # of an owner (or agent) erased after they began: an erasure leaves none of their rows,
+            # and a batch still in flight must not bring one back.
+            since = first[0] if first else f"{day}T00:00:00+00:00"
+            values = [owner_id, agent, day, kind, count, errors, total_ms, max_ms, buckets]
+            cursor.execute(_UPSERT, [*values, owner_id, owner_id, agent, since])
         RequestStatBatch.objects.filter(applied_at__lt=timezone.now() - timedelta(days=BATCH_ID_DAYS)).delete()
     return True

@@ -6,8 +6,10 @@ task runs in a one-thread pool beside the caller instead of inside its request.
 
 import logging
 import os
+import time
 from concurrent.futures import ThreadPoolExecutor
 
+from celery.exceptions import Retry
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -46,8 +48,29 @@ def background_close(timeout: float = 30) -> None:
 def _run(task, args) -> None:
     # The thread keeps its connection between tasks: one per search (access statistics) made each
     # search open a PostgreSQL connection, ~7 ms for a ten-row UPDATE. A failed one is not kept.
-    try:
-        task.apply(args=args, throw=True)
-    except Exception:
-        logger.exception("background task %s failed", task.name)
-        connection.close()
+    retries = 0
+    while True:
+        try:
+            task.apply(args=args, retries=retries, throw=True)
+            return
+        except Retry as retry:
+            # What a worker would do with the task's autoretry (a deadlock with a concurrent write,
+            # a dropped connection): run it again, on a fresh connection, after its countdown.
+            connection.close()
+            if retries >= (task.max_retries or 0):
+                logger.error("background task %s failed after %s retries: %s", task.name, retries, retry.exc)
+                return
+            retries += 1
+            logger.warning("background task %s: retry %s after %s", task.name, retries, retry.exc)
+            time.sleep(min(_countdown(retry), MAX_RETRY_WAIT))
+        except Exception:
+            logger.exception("background task %s failed", task.name)
+            connection.close()
+            return
+
+
+MAX_RETRY_WAIT = 5.0
+
+
+def _countdown(retry: Retry) -> float:
+    return float(retry.when) if isinstance(retry.when, int | float) else 0.0

@@ -16,6 +16,8 @@ import threading
 from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 
+from django.db import transaction
+
 from memories.models import EmbeddingCache
 from memories.providers.embeddings import get_embedder
 from memories.text import normalize
@@ -81,12 +83,23 @@ def embedding_get_many(*, owner, texts: list[str], persist: bool = True) -> list
         counts[1] += len(to_compute)
         while len(_stats) > _STATS_OWNERS:
             _stats.popitem(last=False)
-        for key in keys:
-            _lru[key] = found[key]
+    stored = set(to_compute) if persist else set()
+    _lru_put({k: found[k] for k in keys if k not in stored})
+    if stored:
+        # A vector stored inside a transaction is kept in memory only once the row is committed: a
+        # rollback (a deadlock the caller retries) must not leave a copy that stops it being stored.
+        fresh = {k: found[k] for k in stored}
+        transaction.on_commit(lambda: _lru_put(fresh))
+    return [found[k] for k in keys]
+
+
+def _lru_put(vectors: dict[str, list[float]]) -> None:
+    with _lru_lock:
+        for key, vector in vectors.items():
+            _lru[key] = vector
             _lru.move_to_end(key)
         while len(_lru) > _LRU_SIZE:
             _lru.popitem(last=False)
-    return [found[k] for k in keys]
 
 
 def embedding_get(*, owner, text: str, persist: bool = True) -> list[float]:

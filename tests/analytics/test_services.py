@@ -5,6 +5,7 @@ import pytest
 from analytics.models import LATENCY_BOUNDS_MS, RequestDaily, RequestStatBatch
 from analytics.selectors import latency_by_owner_and_agent, requests_per_day
 from analytics.services import request_record, request_stats_apply, request_stats_flush
+from erasure.models import ErasureReceipt
 from memory_project.background import background_drain
 from tests.factories import UserFactory
 
@@ -74,6 +75,31 @@ def test_an_owner_deleted_before_the_batch_lands_is_skipped():
     ]
     assert request_stats_apply(batch_id="00000000-0000-4000-8000-000000000003", rows=rows) is True
     assert list(RequestDaily.objects.values_list("owner_id", flat=True)) == [alice.pk]
+
+
+def test_counts_that_began_before_an_erasure_of_their_owner_or_agent_are_dropped():
+    # given alice's counts from before and after the erasure of her agent "bot", and bob's
+    alice, bob = UserFactory(username="alice"), UserFactory(username="bob")
+    ErasureReceipt.objects.create(
+        owner_id=alice.pk, agent="bot", counts={}, total=0, requested_by="alice", erased_at="2026-01-05T12:00:00+00:00"
+    )
+    one = [1, 0, 1.0, 1.0, [1] + [0] * 12]
+    rows = [
+        [alice.pk, "bot", "2026-01-05", "add", *one, "2026-01-05T11:59:00+00:00"],
+        [alice.pk, "bot", "2026-01-05", "search", *one, "2026-01-05T12:01:00+00:00"],
+        [alice.pk, "", "2026-01-05", "add", *one, "2026-01-05T11:59:00+00:00"],
+        [bob.pk, "bot", "2026-01-05", "add", *one, "2026-01-05T11:59:00+00:00"],
+    ]
+
+    # when the batch lands after the erasure
+    assert request_stats_apply(batch_id="00000000-0000-4000-8000-000000000004", rows=rows) is True
+
+    # then only the counts of the erased agent that began before it are gone
+    assert sorted(RequestDaily.objects.values_list("owner__username", "agent", "kind")) == [
+        ("alice", "", "add"),
+        ("alice", "bot", "search"),
+        ("bob", "bot", "add"),
+    ]
 
 
 def test_the_buffer_is_sent_when_enough_requests_arrive(settings):

@@ -7,6 +7,7 @@ from django.apps import apps
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 
+from analytics.services import request_stats_flush
 from erasure.models import ErasureReceipt
 from erasure.plan import erasure_plan, kept_with_account
 from integrations.models import TelegramUpdate
@@ -14,6 +15,7 @@ from memories.models import EmbeddingCache
 from memories.services.embeddings import _key
 from memories.services.lifecycle import export_dir_for
 from memories.text import normalize
+from memory_project.background import background_drain
 from sessions.services.sessions import turn_embedding_text
 from tests.conftest import client_for
 from tests.erasure.scene import SHARED_TEXT, WEBHOOK_SECRET, fill, owner_rows, reachable_models, snapshot, telegram_say
@@ -43,6 +45,10 @@ def world(settings, tmp_path):
         say = telegram_say(TELEGRAM_SECRET)
         fill(api=alice_api, user=alice, webhook_url=receiver.url, telegram_user_id=111, say=say, extra_text="(a)")
         fill(api=bob_api, user=bob, webhook_url=receiver.url, telegram_user_id=222, say=say, extra_text="(b)")
+        # What is filled or counted after the requests (turn vectors with their cache entries, request
+        # analytics) is in place before the test looks.
+        request_stats_flush()
+        background_drain()
         yield {"alice": alice, "bob": bob, "alice_api": alice_api, "bob_api": bob_api, "exports": tmp_path / "exports"}
 
 

@@ -4,7 +4,8 @@ import os
 import signal
 
 import pytest
-from django.db import connection
+from celery import shared_task
+from django.db import OperationalError, connection
 
 from memories.models import Memory
 from memories.tasks import memory_access_task
@@ -67,3 +68,40 @@ def test_a_forked_child_runs_background_work_on_a_thread_of_its_own():
     # then the child's task ran: the count went up once in the parent and once in the child
     assert os.waitstatus_to_exitcode(status) == 0
     assert Memory.objects.get(pk=memory.pk).access_count == 2
+
+
+_attempts: list[int] = []
+
+
+@shared_task(autoretry_for=(OperationalError,), max_retries=2, default_retry_delay=0)
+def _flaky_task(fail_times: int) -> int:
+    _attempts.append(len(_attempts) + 1)
+    if len(_attempts) <= fail_times:
+        raise OperationalError("deadlock detected")
+    return len(_attempts)
+
+
+def test_a_task_that_asks_for_a_retry_runs_again_in_the_pool():
+    # given a task that meets a deadlock once, as a fill can beside a concurrent write
+    _attempts.clear()
+
+    # when it runs in the background
+    background_send(_flaky_task, 1)
+    background_drain()
+
+    # then the pool ran it again, as a worker would, and the second run succeeded
+    assert _attempts == [1, 2]
+
+
+def test_a_task_that_keeps_failing_stops_after_its_retries(caplog):
+    # given a task that fails every time
+    _attempts.clear()
+
+    # when it runs in the background
+    background_send(_flaky_task, 10)
+    background_drain()
+
+    # then it ran once and max_retries more times, and the last failure is logged as an error
+    assert _attempts == [1, 2, 3]
+    errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
+    assert errors == ["background task tests.memory_project.test_background._flaky_task failed"]
