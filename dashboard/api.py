@@ -14,7 +14,7 @@ from django.http import Http404, JsonResponse
 
 from dashboard import chat, selectors, services
 from dashboard.owners import owner_for
-from memories.models import Category, Memory
+from memories.models import Memory
 from memories.selectors.memories import memory_get
 from memory_project.exceptions import ServiceError
 
@@ -152,21 +152,6 @@ def memory_bulk(request, owner):
         actor=_actor(request),
         moderator=request.user.is_staff,
     )
-
-
-@endpoint("GET")
-def graph(request, owner):
-    categories = [c for c in request.GET.get("categories", "").split(",") if c]
-    unknown = set(categories) - set(Category.values)
-    if unknown:
-        raise ServiceError(f"Unknown categories: {', '.join(sorted(unknown))}.")
-    try:
-        limit = int(request.GET.get("limit", selectors.GRAPH_DEFAULT_NODES))
-    except ValueError:
-        raise ServiceError("limit must be an integer.") from None
-    if not 1 <= limit <= selectors.GRAPH_MAX_NODES:
-        raise ServiceError(f"limit must be between 1 and {selectors.GRAPH_MAX_NODES}.")
-    return selectors.memory_graph(owner=owner, categories=categories or None, limit=limit)
 
 
 @endpoint("GET")

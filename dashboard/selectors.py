@@ -21,10 +21,8 @@ from django.utils import timezone
 from memories import scoring
 from memories.models import (
     Category,
-    Entity,
     EventType,
     Memory,
-    MemoryEntity,
     MemoryEvent,
     MemoryRelation,
     Source,
@@ -468,60 +466,3 @@ def memory_relations(*, memory: Memory) -> list[dict]:
     for rel in incoming.order_by("type", "-created_at")[:200]:
         out.append({"direction": "in", "type": rel.type, "weight": rel.weight, "other": rel.source})
     return out
-
-
-# --- graph ----------------------------------------------------------------------------------------
-
-GRAPH_STATUSES = (Status.ACTIVE, Status.ARCHIVED, Status.PENDING_REVIEW)
-GRAPH_DEFAULT_NODES = 1500
-GRAPH_MAX_NODES = 5000
-
-
-def memory_graph(*, owner, categories: list[str] | None = None, limit: int = GRAPH_DEFAULT_NODES) -> dict:
-    """The strongest `limit` memories with the relations among them and the entities they mention."""
-    qs = Memory.objects.filter(owner=owner, status__in=GRAPH_STATUSES)
-    if categories:
-        qs = qs.filter(category__in=categories)
-    memories = list(
-        qs.order_by("-strength", "-updated_at").values("id", "content", "category", "status", "strength", "pinned")[
-            :limit
-        ]
-    )
-    ids = [m["id"] for m in memories]
-    nodes = [
-        {
-            "id": str(m["id"]),
-            "kind": "memory",
-            "label": m["content"][:80],
-            "category": m["category"],
-            "status": m["status"],
-            "strength": round(m["strength"], 3),
-            "pinned": m["pinned"],
-        }
-        for m in memories
-    ]
-    edges = [
-        {"id": f"r{r['id']}", "source": str(r["source_id"]), "target": str(r["target_id"]), "type": r["type"]}
-        for r in MemoryRelation.objects.filter(owner=owner, source_id__in=ids, target_id__in=ids).values(
-            "id", "source_id", "target_id", "type"
-        )
-    ]
-    links = list(
-        MemoryEntity.objects.filter(owner=owner, memory_id__in=ids).values("id", "memory_id", "entity_id")[: limit * 4]
-    )
-    entity_ids = {link["entity_id"] for link in links}
-    for entity in Entity.objects.filter(owner=owner, pk__in=entity_ids).values("id", "name", "kind"):
-        nodes.append(
-            {"id": f"e{entity['id']}", "kind": "entity", "label": entity["name"][:80], "entity_kind": entity["kind"]}
-        )
-    edges += [
-        {
-            "id": f"l{link['id']}",
-            "source": str(link["memory_id"]),
-            "target": f"e{link['entity_id']}",
-            "type": "mentions",
-        }
-        for link in links
-    ]
-    total = qs.order_by().values_list(Value(1))[: GRAPH_MAX_NODES + 1].count()
-    return {"nodes": nodes, "edges": edges, "memory_count": len(memories), "truncated": total > len(memories)}

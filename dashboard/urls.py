@@ -1,7 +1,7 @@
 from django.urls import path
 
 from dashboard import api, views, views_analytics, views_core, views_eval, views_import, views_settings
-from dashboard.endpoints import context, core, live, settings
+from dashboard.endpoints import context, core, graph, live, settings
 
 app_name = "dashboard"
 
@@ -12,7 +12,8 @@ api_patterns = [
     path("dashboard/api/memories/<uuid:memory_id>/", api.memory, name="api-memory"),
     path("dashboard/api/memories/<uuid:memory_id>/action/", api.memory_action, name="api-memory-action"),
     path("dashboard/api/memories/<uuid:memory_id>/revert/", api.memory_revert, name="api-memory-revert"),
-    path("dashboard/api/graph/", api.graph, name="api-graph"),
+    path("dashboard/api/graph/", graph.GraphApi.as_view(), name="api-graph"),
+    path("dashboard/api/graph/entities/", graph.GraphEntitiesApi.as_view(), name="api-graph-entities"),
     path("dashboard/api/strength-distribution/", api.strength_distribution, name="api-strength-distribution"),
     path("dashboard/api/chat/send/", api.chat_send, name="api-chat-send"),
     path("dashboard/api/chat/end/", api.chat_end, name="api-chat-end"),

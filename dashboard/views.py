@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from accesslog.selectors import memory_access_summary
 from accesslog.services import access_log_flush
+from dashboard import graph as graph_data
 from dashboard import selectors, services
 from dashboard.layout import page_render
 from dashboard.owners import owner_for, owner_query
@@ -214,8 +215,8 @@ def graph(request):
         "dashboard/graph.html",
         "graph",
         categories=Category.values,
-        max_nodes=selectors.GRAPH_MAX_NODES,
-        default_nodes=selectors.GRAPH_DEFAULT_NODES,
+        max_nodes=graph_data.GRAPH_MAX_NODES,
+        default_nodes=graph_data.GRAPH_DEFAULT_NODES,
     )
 
 
