@@ -17,8 +17,13 @@ case-insensitively. Dated facts list the absolute date ("2023-05-06", or "2023-0
   words, a stale value the user corrected — counts against it).
 Only "remember" candidates are scored (a "forget" request is an action, not a memory).
 
+bench/data/extraction/holdout/ holds conversations written after the extractor was tuned on the set
+above and measured once before any change (what the first set cannot tell: how it does on phrasing
+it was not fitted to). Report both.
+
 Usage:
     .venv/bin/python bench/extraction_eval.py             # P/R per language and overall
+    .venv/bin/python bench/extraction_eval.py --data-dir bench/data/extraction/holdout
     .venv/bin/python bench/extraction_eval.py --verbose   # plus every miss and false positive
     .venv/bin/python bench/extraction_eval.py --json      # machine-readable
 """

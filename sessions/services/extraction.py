@@ -143,6 +143,8 @@ def candidates_apply(
         observed_at = sources[0].created_at if sources else (turns[-1].created_at if turns else timezone.now())
         status = Status.PENDING_REVIEW if cand.confidence < REVIEW_BELOW_CONFIDENCE else None
         structured = {"value": cand.value} if cand.value else {}
+        if cand.event_date:
+            structured["date"] = cand.event_date  # when it happened, resolved from the turn's time
         result = memory_write(
             owner=owner,
             content=_named_subject(cand.content, sources),
