@@ -1,6 +1,7 @@
 """REST API of erasure: DELETE /api/v1/data/ (everything of the owner, or ?agent=), and the receipts."""
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.response import Response
@@ -60,7 +61,8 @@ def requested_by(request, owner) -> str:
 class OwnerDataApi(APIView):
     @extend_schema(
         parameters=[ErasureQuerySerializer],
-        responses=ErasureOutputSerializer,
+        # A DELETE is documented as a bodiless 204 unless told: this one answers 200 with the receipt.
+        responses={200: ErasureOutputSerializer},
         description="Erases every row, file and cached entry of the owner (or of one agent namespace) in one "
         "transaction and answers with a receipt: counts per kind, a timestamp and a digest, none of the "
         "erased content. Erasing again finds nothing and returns the same receipt with noop=true.",
@@ -86,6 +88,8 @@ class OwnerDataApi(APIView):
 
 
 class ErasureReceiptListApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=ErasureReceiptSerializer(many=True))
     def get(self, request):
         owner = request_owner(request)
@@ -96,7 +100,7 @@ class ErasureReceiptListApi(APIView):
 
 class ErasureReceiptDetailApi(APIView):
     @extend_schema(
-        parameters=[OpenApiParameter("receipt_id", str, OpenApiParameter.PATH)],
+        parameters=[OpenApiParameter("receipt_id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
         responses=ErasureReceiptSerializer,
     )
     def get(self, request, receipt_id):

@@ -85,6 +85,8 @@ def _subscription(request, webhook_id) -> WebhookSubscription:
 
 
 class WebhookListCreateApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=WebhookOutputSerializer(many=True))
     def get(self, request):
         qs = WebhookSubscription.objects.filter(owner=request_owner(request)).order_by("-created_at", "id")
@@ -116,6 +118,8 @@ class WebhookDetailApi(APIView):
 
 
 class WebhookDeliveryListApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=WebhookDeliveryOutputSerializer(many=True))
     def get(self, request, webhook_id):
         subscription = _subscription(request, webhook_id)

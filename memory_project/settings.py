@@ -220,7 +220,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "memory_project.pagination.StandardPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "memory_project.api.schema.ServiceAutoSchema",
     "EXCEPTION_HANDLER": "memory_project.exceptions.api_exception_handler",
     "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
@@ -545,6 +545,12 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
     {
         "WebhookEventEnum": "integrations.models.WebhookEvent",
         "WebhookDeliveryStatusEnum": "integrations.models.WebhookDelivery.DeliveryStatus",
+        # One name per choice set that several fields share (issue 14: generated clients get one enum).
+        "MemoryStatusEnum": "memories.models.Status",
+        "CategoryEnum": "memories.models.Category",
+        "Seed004CategoryEnum": "memories.api.compat.SEED_CATEGORIES",
+        "ResultTypeEnum": ["memory", "turn"],
+        "ToolTypeEnum": ["function"],
     }
 )
 

@@ -9,7 +9,6 @@ memory.json entries with `x_*` keys carrying our exact category, status and stre
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
@@ -19,7 +18,7 @@ from memories.api.lifecycle import LifecycleRunInputSerializer, LifecycleRunOutp
 from memories.api.views import actor_of
 from memories.formats.categories import categories_for_filter, category_from_seed
 from memories.formats.memory_json import MEMORY_JSON_VERSION, format_timestamp
-from memories.models import PROCEDURAL_CATEGORIES, CoreMemory, LifecycleRun, Memory, Source, Status
+from memories.models import PROCEDURAL_CATEGORIES, Category, CoreMemory, LifecycleRun, Memory, Source, Status
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
@@ -28,6 +27,64 @@ from memory_project.api.fields import CleanCharField, ContentField, StrictSerial
 from memory_project.exceptions import ServiceError
 
 SEED_CATEGORIES = ("preferences", "facts", "tasks", "reflections", "procedural", "general")
+
+
+class Seed004MemorySerializer(serializers.Serializer):
+    """A memory in seed 004's memory.json shape (memories.services.transfer.memory_to_seed_004)."""
+
+    id = serializers.CharField(help_text="the first 8 hex digits of x_id")
+    category = serializers.ChoiceField(choices=SEED_CATEGORIES)
+    content = serializers.CharField()
+    salience = serializers.FloatField()
+    created_at = serializers.DateTimeField()
+    last_accessed = serializers.DateTimeField()
+    access_count = serializers.IntegerField()
+    source = serializers.ChoiceField(choices=Source.choices)
+    context = serializers.JSONField(required=False, help_text="the memory's structured data, when it has any")
+    x_id = serializers.UUIDField()
+    x_category = serializers.ChoiceField(choices=Category.choices)
+    x_status = serializers.ChoiceField(choices=Status.choices)
+    x_strength = serializers.FloatField()
+    x_observed_at = serializers.DateTimeField()
+
+
+class CompatLifecycleOutputSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=[*LifecycleRun.RunStatus.values, "busy"])
+    step = serializers.CharField()
+    counts = serializers.DictField(help_text="the step's counts")
+    run = LifecycleRunOutputSerializer()
+
+
+class CompatProceduralOutputSerializer(serializers.Serializer):
+    memories = Seed004MemorySerializer(many=True)
+
+
+class CompatRollingSummaryOutputSerializer(serializers.Serializer):
+    rolling_summary = serializers.CharField(allow_blank=True)
+    updated_at = serializers.DateTimeField(allow_null=True)
+
+
+class CompatEntriesOutputSerializer(serializers.Serializer):
+    version = serializers.IntegerField(help_text="memory.json's format version")
+    last_updated = serializers.DateTimeField(allow_null=True)
+    rolling_summary = serializers.CharField(allow_blank=True)
+    memories = Seed004MemorySerializer(many=True)
+
+
+class CompatEntryWriteOutputSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["ADD", "UPDATE", "DELETE", "NOOP"])
+    entry = Seed004MemorySerializer()
+    previous_id = serializers.UUIDField(required=False, help_text="the superseded memory (action DELETE)")
+
+
+class CompatSearchResultSerializer(Seed004MemorySerializer):
+    score = serializers.FloatField()
+    scores = serializers.DictField(child=serializers.FloatField(allow_null=True))
+
+
+class CompatSearchOutputSerializer(serializers.Serializer):
+    results = CompatSearchResultSerializer(many=True)
+    took_ms = serializers.FloatField()
 
 
 def _category_filter(name: str | None) -> list[str] | None:
@@ -60,7 +117,7 @@ def _run_lifecycle(request, step: str) -> Response:
 class CompatConsolidateApi(APIView):
     @extend_schema(
         request=None,
-        responses=OpenApiTypes.OBJECT,
+        responses={200: CompatLifecycleOutputSerializer, 409: CompatLifecycleOutputSerializer},
         summary="Seed 004: POST /api/memory/consolidate",
         description="Runs the lifecycle now (its dedup step merges near-duplicates; decay, archive and the "
         "other steps run too); `counts` are the dedup step's. Same as POST /api/v1/lifecycle/run/.",
@@ -72,7 +129,7 @@ class CompatConsolidateApi(APIView):
 class CompatArchiveApi(APIView):
     @extend_schema(
         request=None,
-        responses=OpenApiTypes.OBJECT,
+        responses={200: CompatLifecycleOutputSerializer, 409: CompatLifecycleOutputSerializer},
         summary="Seed 004: POST /api/memory/archive",
         description="Runs the lifecycle now; its daily-digest step summarises days older than 30 days "
         "(promoting their important memories) and drops raw entries after 60. `counts` are that step's.",
@@ -91,7 +148,7 @@ class ProceduralQuerySerializer(StrictSerializer):
 class CompatProceduralApi(APIView):
     @extend_schema(
         parameters=[ProceduralQuerySerializer],
-        responses=OpenApiTypes.OBJECT,
+        responses=CompatProceduralOutputSerializer,
         summary="Seed 004: GET /api/memory/procedural",
         description="The procedural memories (skills, error lessons, rules), strongest first, in memory.json shape.",
     )
@@ -121,7 +178,7 @@ class RollingSummarySerializer(StrictSerializer):
 class CompatRollingSummaryApi(APIView):
     @extend_schema(
         parameters=[AgentSerializer],
-        responses=OpenApiTypes.OBJECT,
+        responses=CompatRollingSummaryOutputSerializer,
         summary="Seed 004: GET /api/memory/rolling-summary",
     )
     def get(self, request):
@@ -137,7 +194,7 @@ class CompatRollingSummaryApi(APIView):
 
     @extend_schema(
         request=RollingSummarySerializer,
-        responses=OpenApiTypes.OBJECT,
+        responses=CompatRollingSummaryOutputSerializer,
         summary="Seed 004: PUT /api/memory/rolling-summary",
         description="Replaces the owner's rolling summary (CoreMemory.rolling_summary).",
     )
@@ -177,7 +234,7 @@ class EntryCreateSerializer(StrictSerializer):
 class CompatEntriesApi(APIView):
     @extend_schema(
         parameters=[EntriesQuerySerializer],
-        responses=OpenApiTypes.OBJECT,
+        responses=CompatEntriesOutputSerializer,
         summary="Seed 004: GET /api/memory/entries",
         description="memory.json's content: `{version, last_updated, rolling_summary, memories}` with salience "
         "and access_count; active and archived memories, newest first.",
@@ -206,7 +263,7 @@ class CompatEntriesApi(APIView):
 
     @extend_schema(
         request=EntryCreateSerializer,
-        responses={201: OpenApiTypes.OBJECT, 200: OpenApiTypes.OBJECT},
+        responses={201: CompatEntryWriteOutputSerializer, 200: CompatEntryWriteOutputSerializer},
         summary="Seed 004: POST /api/memory/entries",
         description="Stores a memory through the merge decision (ADD / UPDATE / DELETE / NOOP); `salience` is "
         "its importance. 201 when a memory was added (or superseded an old one), 200 otherwise.",
@@ -244,7 +301,7 @@ class CompatSearchSerializer(StrictSerializer):
 class CompatSearchApi(APIView):
     @extend_schema(
         request=CompatSearchSerializer,
-        responses=OpenApiTypes.OBJECT,
+        responses=CompatSearchOutputSerializer,
         parameters=[OpenApiParameter("owner", str, description="staff only")],
         summary="Seed 004: POST /api/memory/search",
         description="Hybrid search over memories. `use_decay` true (default) ranks as POST /api/v1/search/ "

@@ -41,6 +41,8 @@ class LifecycleRunApi(APIView):
 
 
 class LifecycleRunListApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=LifecycleRunOutputSerializer(many=True))
     def get(self, request):
         runs = LifecycleRun.objects.filter(owner=request_owner(request)).order_by("-started_at", "-pk")

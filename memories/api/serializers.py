@@ -78,7 +78,7 @@ class SourceTurnSerializer(serializers.Serializer):
 
 
 class MemoryOutputSerializer(serializers.ModelSerializer):
-    source_session_id = serializers.UUIDField(read_only=True)
+    source_session_id = serializers.UUIDField(read_only=True, allow_null=True)
 
     class Meta:
         model = Memory
@@ -120,7 +120,7 @@ class MemoryDetailOutputSerializer(MemoryOutputSerializer):
 
 class MemoryEventOutputSerializer(serializers.ModelSerializer):
     memory_id = serializers.UUIDField(read_only=True)
-    session_id = serializers.UUIDField(read_only=True)
+    session_id = serializers.UUIDField(read_only=True, allow_null=True)
 
     class Meta:
         model = MemoryEvent
@@ -170,3 +170,165 @@ class ContextQuerySerializer(StrictSerializer):
     session_id = serializers.UUIDField(required=False, allow_null=True, default=None)
     max_tokens = serializers.IntegerField(required=False, min_value=100, max_value=200_000, default=None)
     owner = CleanCharField(max_length=150, required=False)
+
+
+# What GET /api/v1/context/ returns (memories.selectors.context.context_build), field for field.
+class ContextMemorySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    category = serializers.ChoiceField(choices=Category.choices)
+    kind = serializers.ChoiceField(choices=["pinned", "recalled"])
+    strength = serializers.FloatField(required=False, help_text="pinned memories")
+    importance = serializers.FloatField(required=False, help_text="pinned memories")
+    score = serializers.FloatField(required=False, help_text="recalled memories: the search score")
+
+
+class ContextScratchpadSerializer(serializers.Serializer):
+    current_focus = serializers.CharField(allow_blank=True)
+    active_projects = serializers.ListField(child=serializers.JSONField())
+    recent_completions = serializers.ListField(child=serializers.JSONField())
+
+
+class ShortTermMessageSerializer(serializers.Serializer):
+    sequence = serializers.IntegerField()
+    role = serializers.CharField()
+    speaker = serializers.CharField(allow_blank=True)
+    content = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+
+
+class ShortTermSerializer(serializers.Serializer):
+    summary = serializers.CharField(allow_blank=True)
+    messages = ShortTermMessageSerializer(many=True)
+    tokens = serializers.IntegerField()
+
+
+class ContextBreakdownSerializer(serializers.Serializer):
+    instructions = serializers.IntegerField()
+    scratchpad = serializers.IntegerField()
+    pinned = serializers.IntegerField()
+    recalled = serializers.IntegerField()
+    used = serializers.IntegerField()
+    budget = serializers.IntegerField()
+    short_term = serializers.IntegerField()
+    short_term_budget = serializers.IntegerField()
+
+
+class ContextOutputSerializer(serializers.Serializer):
+    system_prompt = serializers.CharField()
+    memories = ContextMemorySerializer(many=True)
+    cached = serializers.BooleanField(help_text="the memories came from the hot cache (no search ran)")
+    scratchpad = ContextScratchpadSerializer()
+    tokens = serializers.IntegerField()
+    budget = serializers.IntegerField()
+    short_term = ShortTermSerializer(allow_null=True, help_text="with session_id only")
+    breakdown = ContextBreakdownSerializer()
+
+
+# GET /api/v1/metrics/ (memories.selectors.metrics.metrics_get).
+class MemoryStatsSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    by_status = serializers.DictField(child=serializers.IntegerField())
+    by_category = serializers.DictField(child=serializers.IntegerField())
+    avg_importance = serializers.FloatField()
+    avg_strength = serializers.FloatField()
+
+
+class SessionStatsSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    open = serializers.IntegerField()
+
+
+class ExtractionQueueSerializer(serializers.Serializer):
+    pending = serializers.IntegerField()
+    running = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    done = serializers.IntegerField()
+
+
+class LastLifecycleRunSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    started_at = serializers.DateTimeField()
+    duration_ms = serializers.IntegerField(allow_null=True)
+    counts = serializers.DictField()
+
+
+class PercentilesSerializer(serializers.Serializer):
+    count = serializers.IntegerField()
+    p50 = serializers.FloatField(allow_null=True)
+    p95 = serializers.FloatField(allow_null=True)
+    p99 = serializers.FloatField(allow_null=True)
+
+
+class EmbeddingCacheStatsSerializer(serializers.Serializer):
+    hits = serializers.IntegerField()
+    misses = serializers.IntegerField()
+    hit_rate = serializers.FloatField(allow_null=True)
+
+
+class ContextCacheStatsSerializer(EmbeddingCacheStatsSerializer):
+    store = serializers.ChoiceField(choices=["redis", "process"])
+
+
+class MetricsOutputSerializer(serializers.Serializer):
+    memories = MemoryStatsSerializer()
+    sessions = SessionStatsSerializer()
+    turns = serializers.IntegerField()
+    turns_awaiting_vector = serializers.IntegerField()
+    extraction_queue = ExtractionQueueSerializer()
+    last_lifecycle_run = LastLifecycleRunSerializer(allow_null=True)
+    retrieval_latency_ms = PercentilesSerializer()
+    embedding_cache = EmbeddingCacheStatsSerializer()
+    context_cache = ContextCacheStatsSerializer(help_text="GET /context/ lookups served from the hot cache")
+
+
+# GET /api/v1/tools/ and POST /api/v1/tools/{name}/ (memories.tools, memories.services.tools).
+class ToolFunctionSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    parameters = serializers.JSONField(help_text="the arguments' JSON Schema")
+
+
+class ToolSchemaSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["function"])
+    function = ToolFunctionSerializer()
+
+
+class ToolListOutputSerializer(serializers.Serializer):
+    tools = ToolSchemaSerializer(many=True)
+
+
+class ToolSearchResultSerializer(serializers.Serializer):
+    type = serializers.ChoiceField(choices=["memory", "turn"])
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    score = serializers.FloatField()
+    created_at = serializers.DateTimeField()
+    session_id = serializers.UUIDField(allow_null=True, required=False)
+    metadata = serializers.JSONField()
+    source_turns = SourceRefSerializer(many=True, required=False)
+
+
+class ToolSearchOutputSerializer(serializers.Serializer):
+    results = ToolSearchResultSerializer(many=True)
+
+
+class ToolMemoryBriefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    status = serializers.ChoiceField(choices=Status.choices)
+
+
+class ToolWriteOutputSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=["add", "update", "delete", "noop"])
+    memory = ToolMemoryBriefSerializer()
+
+
+class ToolForgottenSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+
+
+class ToolForgetOutputSerializer(serializers.Serializer):
+    forgotten = ToolForgottenSerializer(allow_null=True)

@@ -26,6 +26,7 @@ from memories.services.transfer import (
     memory_import_text,
 )
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination
 
@@ -259,7 +260,13 @@ class ExportApi(APIView):
             OpenApiParameter("format", str, enum=list(EXPORT_FORMATS), description="default jsonl"),
             OpenApiParameter("agent", str, description="one agent namespace; all of them when absent"),
         ],
-        responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="the file")},
+        # Each format's own media type (EXPORT_CONTENT_TYPES), as the response says.
+        responses={
+            (200, media_type): OpenApiResponse(
+                OpenApiTypes.OBJECT if media_type == "application/json" else OpenApiTypes.STR, description="the file"
+            )
+            for media_type in sorted({value.split(";")[0] for value in EXPORT_CONTENT_TYPES.values()})
+        },
         description="Downloads everything of the owner in one format (as an attachment): MEMORY.md / "
         "learnings.md (seed 002), memory.json (seed 004, with `x_*` keys keeping our exact category, "
         "status and strength), USER.md, or our full-fidelity JSONL.",
@@ -352,7 +359,7 @@ class MemoryMdApi(_MarkdownViewApi):
     def get(self, request):
         return super().get(request)
 
-    @extend_schema(request=MemoryMdPutSerializer, responses=_APPLIED)
+    @extend_schema(request=MemoryMdPutSerializer, responses={200: _APPLIED, 409: ErrorSerializer})
     def put(self, request):
         return super().put(request)
 
@@ -368,6 +375,6 @@ class LearningsMdApi(_MarkdownViewApi):
     def get(self, request):
         return super().get(request)
 
-    @extend_schema(request=MemoryMdPutSerializer, responses=_APPLIED)
+    @extend_schema(request=MemoryMdPutSerializer, responses={200: _APPLIED, 409: ErrorSerializer})
     def put(self, request):
         return super().put(request)

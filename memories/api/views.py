@@ -1,6 +1,6 @@
 from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -8,14 +8,20 @@ from rest_framework.views import APIView
 from accesslog.services import access_log_record
 from erasure.services import memory_purge
 from memories.api.serializers import (
+    ContextOutputSerializer,
     ContextQuerySerializer,
     MemoryCreateInputSerializer,
     MemoryDetailOutputSerializer,
     MemoryEventOutputSerializer,
     MemoryOutputSerializer,
     MemoryUpdateInputSerializer,
+    MetricsOutputSerializer,
     SearchInputSerializer,
     SearchOutputSerializer,
+    ToolForgetOutputSerializer,
+    ToolListOutputSerializer,
+    ToolSearchOutputSerializer,
+    ToolWriteOutputSerializer,
 )
 from memories.models import Category, Source, Status
 from memories.selectors.context import context_build
@@ -41,7 +47,11 @@ def actor_of(request) -> str:
 
 class MemoryListFilterSerializer(serializers.Serializer):
     category = serializers.ChoiceField(choices=Category.choices, required=False)
-    status = serializers.ChoiceField(choices=Status.choices, required=False)
+    status = serializers.ChoiceField(
+        choices=[*Status.values, "all"],
+        required=False,
+        help_text="one status, or `all` for every status; without it, every status but forgotten",
+    )
     source = serializers.ChoiceField(choices=Source.choices, required=False)
     agent = serializers.CharField(required=False, allow_blank=True, max_length=100)
     q = serializers.CharField(required=False, max_length=500)
@@ -64,6 +74,8 @@ class MemoryListFilterSerializer(serializers.Serializer):
 
 
 class MemoryListCreateApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(parameters=[MemoryListFilterSerializer], responses=MemoryOutputSerializer(many=True))
     def get(self, request):
         filters = MemoryListFilterSerializer(data=request.query_params)
@@ -138,6 +150,8 @@ class MemoryDetailApi(APIView):
 
 
 class MemoryHistoryApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=MemoryEventOutputSerializer(many=True))
     def get(self, request, memory_id):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
@@ -161,7 +175,7 @@ class SearchApi(APIView):
 
 
 class ContextApi(APIView):
-    @extend_schema(parameters=[ContextQuerySerializer], responses=OpenApiTypes.OBJECT)
+    @extend_schema(parameters=[ContextQuerySerializer], responses=ContextOutputSerializer)
     def get(self, request):
         serializer = ContextQuerySerializer(data=request.query_params.dict())
         serializer.is_valid(raise_exception=True)
@@ -183,13 +197,13 @@ class ContextApi(APIView):
 
 
 class MetricsApi(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=MetricsOutputSerializer)
     def get(self, request):
         return Response(metrics_get(owner=request_owner(request)))
 
 
 class ToolListApi(APIView):
-    @extend_schema(responses=OpenApiTypes.OBJECT)
+    @extend_schema(responses=ToolListOutputSerializer)
     def get(self, request):
         return Response({"tools": TOOL_SCHEMAS})
 
@@ -201,7 +215,11 @@ class ToolQuerySerializer(serializers.Serializer):
 class ToolExecuteApi(APIView):
     @extend_schema(
         request=OpenApiTypes.OBJECT,
-        responses=OpenApiTypes.OBJECT,
+        responses=PolymorphicProxySerializer(
+            component_name="ToolResult",
+            serializers=[ToolSearchOutputSerializer, ToolWriteOutputSerializer, ToolForgetOutputSerializer],
+            resource_type_field_name=None,
+        ),
         parameters=[
             OpenApiParameter("name", str, OpenApiParameter.PATH, enum=list(TOOL_NAMES)),
             OpenApiParameter("agent", str),

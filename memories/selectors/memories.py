@@ -29,7 +29,9 @@ def memory_list(
     qs = Memory.objects.filter(owner=owner).defer("embedding", "search_vector", "search_ngrams")
     if category:
         qs = qs.filter(category=category)
-    if status:
+    if status == "all":
+        pass  # every status, forgotten too (the dashboard's "all" filter)
+    elif status:
         qs = qs.filter(status=status)
     else:
         qs = qs.exclude(status="forgotten")

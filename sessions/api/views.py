@@ -4,6 +4,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memory_project.api.fields import request_owner
+from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import Conflict
 from memory_project.pagination import StandardPagination
 from sessions.api.serializers import (
@@ -42,6 +43,8 @@ def _paginate(request, view, queryset, serializer_class):
 
 
 class SessionListCreateApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(
         parameters=[
             OpenApiParameter("status", str),
@@ -76,6 +79,8 @@ class SessionDetailApi(APIView):
 
 
 class TurnListCreateApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=TurnOutputSerializer(many=True))
     def get(self, request, session_id):
         session = session_get(owner=request_owner(request), session_id=session_id)
@@ -87,7 +92,7 @@ class TurnListCreateApi(APIView):
             serializers=[TurnInputSerializer, BulkTurnInputSerializer],
             resource_type_field_name=None,
         ),
-        responses={201: TurnCreatedSerializer},
+        responses={201: TurnCreatedSerializer, 409: ErrorSerializer},
         description='One turn, or {"turns": [...]} with up to 1,000 turns stored in the order given.',
     )
     def post(self, request, session_id):
@@ -124,6 +129,8 @@ class SessionEndApi(APIView):
 
 
 class EpisodeListApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(parameters=[OpenApiParameter("agent", str)], responses=EpisodeOutputSerializer(many=True))
     def get(self, request):
         agent = _filters(AgentFilterSerializer, request).get("agent")
