@@ -25,6 +25,7 @@ class ErrorSerializer(serializers.Serializer):
 ALWAYS = {
     400: "Bad input (a parameter, the body or its JSON); `details` names the fields.",
     404: "Not found: an id of another owner or none, a page past the end, or an unknown `owner` (staff).",
+    414: "The URL (its query string) is longer than the limit.",
     429: "Rate limited; retry after the time in the Retry-After header.",
     503: "The database is unavailable; retry shortly.",
 }

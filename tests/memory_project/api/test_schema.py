@@ -64,14 +64,14 @@ def test_every_operation_documents_its_error_statuses_with_the_one_error_shape(s
     for path, method, operation in _operations(schema):
         if not path.startswith("/api/v1/"):
             continue
-        expected = {"400", "401", "403", "404", "429", "503"}
+        expected = {"400", "401", "403", "404", "414", "429", "503"}
         if method in ("post", "put", "patch"):
             expected |= {"413", "415"}
         assert expected <= set(operation["responses"]), (method, path)
         for status in expected:
             assert _ref(operation["responses"][status]["content"]) == "Error", (method, path, status)
         checked += 1
-    assert checked == 46
+    assert checked >= 46  # the 46 operations of issue 14's count, and any added since
 
 
 def test_conflicts_are_documented_where_they_happen(schema):
