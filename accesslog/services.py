@@ -35,7 +35,7 @@ _timer: threading.Timer | None = None
 
 def access_log_record(*, owner_id: int, kind: str, query: str, agent: str | None, results: list[dict]) -> None:
     """Log one call's answer (its memories and their ranks); called by the API after the selector."""
-    global _timer
+    global _timer, _since
     if settings.ACCESS_LOG_RETENTION_DAYS == 0:
         return
     hits = [
@@ -48,6 +48,10 @@ def access_log_record(*, owner_id: int, kind: str, query: str, agent: str | None
     entry = [str(uuid.uuid4()), int(owner_id), kind, agent, (query or "")[:QUERY_MAX_CHARS], len(results)]
     entry += [timezone.now().isoformat(), hits]
     with _lock:
+        if not _buffer:
+            # A batch's age counts from its first call: after a quiet spell, a call waits for
+            # company like any other (and a read that flushes inline finds it).
+            _since = time.monotonic()
         _buffer.append(entry)
         due = (
             len(_buffer) >= settings.ACCESS_LOG_FLUSH_ENTRIES

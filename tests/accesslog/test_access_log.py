@@ -1,5 +1,6 @@
 """The per-query access log (seed 000 §5.2): which call returned which memories, at which rank."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -235,3 +236,17 @@ def test_the_memory_page_says_how_many_queries_saw_it(api, user):
     html = page.content.decode()
     last = QueryLog.objects.filter(owner=user).latest("at").at.astimezone(timezone.get_current_timezone())
     assert f"Seen by 2 queries, last: {last:%Y-%m-%d %H:%M} (search “drinks green tea every morning”, rank 1)" in html
+
+
+def test_a_call_after_a_quiet_spell_waits_for_its_batch_and_the_export_reads_it(api, user):
+    # given a process whose last batch left an hour ago
+    _scene(user)
+    services._since = time.monotonic() - 3600
+
+    # when alice searches
+    api.post("/api/v1/search/", {"query": "red bike", "top_k": 1}, format="json")
+
+    # then the call waits in the buffer (not sent on its own), and the export writes it before reading
+    assert len(services._buffer) == 1
+    assert [c["query"] for c in _log(api)] == ["red bike"]
+    assert services._buffer == []
