@@ -1,6 +1,7 @@
 """Settings, read from environment variables with safe defaults. Sections follow the concerns."""
 
 import ipaddress
+import json
 import os
 import re
 from pathlib import Path
@@ -78,6 +79,7 @@ INSTALLED_APPS = [
     "analytics.apps.AnalyticsConfig",
     "hotcache.apps.HotCacheConfig",
     "accesslog.apps.AccessLogConfig",
+    "attachments.apps.AttachmentsConfig",
 ]
 
 MIDDLEWARE = [
@@ -581,3 +583,51 @@ ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 30, minimum=0)
 ACCESS_LOG_FLUSH_ENTRIES = env_int("ACCESS_LOG_FLUSH_ENTRIES", 200, minimum=1)
 ACCESS_LOG_FLUSH_SECONDS = env_float("ACCESS_LOG_FLUSH_SECONDS", 5, minimum=0.1)
 CELERY_BEAT_SCHEDULE["access-log-prune"] = {"task": "accesslog.tasks.access_log_prune_task", "schedule": 3600}
+
+# ---------------------------------------------------------------------------------------------
+# Attachments (seed 001): files and images shared in turns
+# ---------------------------------------------------------------------------------------------
+# Content types whose bytes attachments/sniff.py can verify; a declared type must match the bytes.
+ATTACHMENT_VERIFIABLE_TYPES = (
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "application/pdf",
+    "text/plain",
+    "text/markdown",
+    "text/csv",
+    "application/json",
+)
+ATTACHMENT_ALLOWED_TYPES = env_list("ATTACHMENT_ALLOWED_TYPES", list(ATTACHMENT_VERIFIABLE_TYPES))
+for _type in ATTACHMENT_ALLOWED_TYPES:
+    if _type not in ATTACHMENT_VERIFIABLE_TYPES:
+        raise ImproperlyConfigured(
+            f"ATTACHMENT_ALLOWED_TYPES: {_type!r} cannot be verified; "
+            f"choose from {', '.join(ATTACHMENT_VERIFIABLE_TYPES)}"
+        )
+ATTACHMENT_MAX_BYTES = env_int("ATTACHMENT_MAX_BYTES", 5 * 1024 * 1024, minimum=1)
+ATTACHMENT_MAX_PER_TURN = env_int("ATTACHMENT_MAX_PER_TURN", 5, minimum=1, maximum=100)
+# Files arrive base64-encoded in the JSON body (4 bytes per 3), which MAX_REQUEST_BYTES caps.
+if ATTACHMENT_MAX_BYTES * 4 // 3 + 64 * 1024 > DATA_UPLOAD_MAX_MEMORY_SIZE:
+    raise ImproperlyConfigured(
+        f"ATTACHMENT_MAX_BYTES={ATTACHMENT_MAX_BYTES} does not fit base64-encoded in MAX_REQUEST_BYTES="
+        f"{DATA_UPLOAD_MAX_MEMORY_SIZE}; raise MAX_REQUEST_BYTES to at least "
+        f"{ATTACHMENT_MAX_BYTES * 4 // 3 + 64 * 1024}"
+    )
+# Days an attachment is kept; the lifecycle deletes it (row and file) afterwards. 0 keeps it until erased.
+ATTACHMENT_RETENTION_DAYS = env_int("ATTACHMENT_RETENTION_DAYS", 365, minimum=0)
+# Any Django storage backend (e.g. storages.backends.s3.S3Storage) with its options as a JSON object.
+_attachment_options = env_str("ATTACHMENT_STORAGE_OPTIONS", "")
+try:
+    _attachment_options = json.loads(_attachment_options) if _attachment_options else None
+except ValueError:
+    raise ImproperlyConfigured("ATTACHMENT_STORAGE_OPTIONS is not valid JSON") from None
+if _attachment_options is not None and not isinstance(_attachment_options, dict):
+    raise ImproperlyConfigured("ATTACHMENT_STORAGE_OPTIONS must be a JSON object")
+STORAGES["attachments"] = {
+    "BACKEND": env_str("ATTACHMENT_STORAGE_BACKEND", "") or "django.core.files.storage.FileSystemStorage",
+    "OPTIONS": _attachment_options
+    if _attachment_options is not None
+    else {"location": str(Path(env_str("ATTACHMENT_DIR", "") or DATA_DIR / "attachments"))},
+}

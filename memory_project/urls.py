@@ -3,6 +3,7 @@ from django.urls import include, path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from accesslog import api as accesslog_api
+from attachments import api as attachments_api
 from erasure import api as erasure_api
 from integrations import api as webhooks_api
 from memories.api import compat as compat_api
@@ -49,6 +50,13 @@ api_v1 = [
         "webhooks/<uuid:webhook_id>/deliveries/",
         webhooks_api.WebhookDeliveryListApi.as_view(),
         name="webhook-deliveries",
+    ),
+    path("attachments/", attachments_api.AttachmentListApi.as_view(), name="attachment-list"),
+    path("attachments/<uuid:attachment_id>/", attachments_api.AttachmentDetailApi.as_view(), name="attachment-detail"),
+    path(
+        "attachments/<uuid:attachment_id>/download/",
+        attachments_api.AttachmentDownloadApi.as_view(),
+        name="attachment-download",
     ),
     path("data/", erasure_api.OwnerDataApi.as_view(), name="owner-data"),
     path("erasure/receipts/", erasure_api.ErasureReceiptListApi.as_view(), name="erasure-receipts"),

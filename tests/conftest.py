@@ -47,6 +47,17 @@ def hashing_embedder(settings):
     embedding_cache_clear_local()
 
 
+@pytest.fixture(autouse=True)
+def attachment_dir(settings, tmp_path):
+    """Attachment files go to the test's own folder, not the checkout's data folder."""
+    folder = tmp_path / "attachments"
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "attachments": {"BACKEND": "django.core.files.storage.FileSystemStorage", "OPTIONS": {"location": str(folder)}},
+    }
+    return folder
+
+
 @pytest.fixture
 def local_embedder(settings):
     """The real offline model (all-MiniLM-L6-v2), for tests about meaning rather than words."""

@@ -1,7 +1,7 @@
 """The nightly per-owner lifecycle (DESIGN §4 "Lifecycle"), one set-based step after another.
 
 Steps, in order: drain leftover extraction jobs → semantic dedup and merge → decay → archive /
-forget / demote → expire → compress old rarely used memories → daily digests → MEMORY.md /
+forget / demote → expire → expired attachments → compress old rarely used memories → daily digests → MEMORY.md /
 USER.md / learnings.md exports → per-owner cap.
 
 Each step commits on its own (a crash part-way leaves the finished steps done) and is idempotent:
@@ -566,6 +566,13 @@ def _step_expire(run: _Run) -> tuple[dict, dict]:
     return {"expired": moved}, {}
 
 
+def _step_attachments(run: _Run) -> tuple[dict, dict]:
+    """Seed 001 (清理过期附件): attachments past their retention go, rows and files."""
+    from attachments.services import attachments_expire
+
+    return {"deleted": attachments_expire(owner_id=run.owner.pk, now=run.now)}, {}
+
+
 def _compress_batches(run: _Run) -> list[list[dict]]:
     cfg = run.cfg
     cutoff = run.now - timedelta(days=cfg["COMPRESS_AFTER_DAYS"])
@@ -1119,6 +1126,7 @@ STEPS = (
     ("decay", _step_decay),
     ("thresholds", _step_thresholds),
     ("expire", _step_expire),
+    ("attachments", _step_attachments),
     ("compress", _step_compress),
     ("digests", _step_digests),
     ("exports", _step_exports),

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.utils import timezone
 from rest_framework import serializers
 
+from attachments.api import AttachmentInputSerializer
 from memory_project.api.fields import (
     CleanCharField,
     ContentField,
@@ -62,6 +63,9 @@ class TurnInputSerializer(StrictSerializer):
     tool_name = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
     tool_calls = StrictJSONField(required=False, allow_null=True, default=None)
     tool_error = CleanCharField(max_length=settings.MAX_CONTENT_CHARS, required=False, allow_blank=True, default="")
+    attachments = AttachmentInputSerializer(
+        many=True, required=False, max_length=settings.ATTACHMENT_MAX_PER_TURN, help_text="Files shared in this turn."
+    )
 
 
 class BulkTurnInputSerializer(StrictSerializer):

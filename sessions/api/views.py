@@ -3,6 +3,8 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from attachments.api import AttachmentOutputSerializer
+from attachments.selectors import turn_attachments
 from memory_project.api.fields import request_owner
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import Conflict
@@ -34,6 +36,7 @@ def _filters(serializer_class, request) -> dict:
 class TurnCreatedSerializer(serializers.Serializer):
     ids = serializers.ListField(child=serializers.UUIDField())
     turns = serializers.ListField(child=serializers.DictField())
+    attachments = AttachmentOutputSerializer(many=True)
 
 
 def _paginate(request, view, queryset, serializer_class):
@@ -92,8 +95,10 @@ class TurnListCreateApi(APIView):
             serializers=[TurnInputSerializer, BulkTurnInputSerializer],
             resource_type_field_name=None,
         ),
-        responses={201: TurnCreatedSerializer, 409: ErrorSerializer},
-        description='One turn, or {"turns": [...]} with up to 1,000 turns stored in the order given.',
+        responses={201: TurnCreatedSerializer, 409: ErrorSerializer, 413: ErrorSerializer, 415: ErrorSerializer},
+        description='One turn, or {"turns": [...]} with up to 1,000 turns stored in the order given. A turn may '
+        'carry files: "attachments": [{"filename", "content_type", "data" (base64), "caption"}]; a file over '
+        "ATTACHMENT_MAX_BYTES is a 413, a type not accepted or not matching its bytes a 415, nothing stored.",
     )
     def post(self, request, session_id):
         session = session_get(owner=request_owner(request), session_id=session_id)
@@ -106,7 +111,11 @@ class TurnListCreateApi(APIView):
         turns = serializer.validated_data["turns"] if bulk else [serializer.validated_data]
         stored = turn_append_many(session=session, turns=turns)
         ids = [str(t.id) for t in stored]
-        body = {"ids": ids, "turns": [{"id": str(t.id), "sequence": t.sequence} for t in stored]}
+        body = {
+            "ids": ids,
+            "turns": [{"id": str(t.id), "sequence": t.sequence} for t in stored],
+            "attachments": AttachmentOutputSerializer(turn_attachments(turns=stored), many=True).data,
+        }
         if not bulk:
             body = {**TurnOutputSerializer(stored[0]).data, **body}
         return Response(body, status=status.HTTP_201_CREATED)

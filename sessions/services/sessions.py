@@ -9,6 +9,7 @@ from django.db import transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
+from attachments.services import attachments_discard, attachments_prepare, attachments_store
 from memories.text import cjk_ngrams, estimate_tokens
 from memory_project.events import event_publish
 from memory_project.exceptions import Conflict
@@ -35,9 +36,19 @@ def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> lis
 def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[ConversationTurn]:
     """Store turns in the order given, numbered after the session's last turn.
 
-    Their vectors are computed after the commit, off the request (services.turn_embeddings).
+    Their vectors are computed after the commit, off the request (services.turn_embeddings). Their
+    attachments are checked (a 413/415 before anything is stored) and stored with them.
     """
     now = timezone.now()
+    files = attachments_prepare(owner_id=session.owner_id, turns=turns)
+    try:
+        return _turns_store(session=session, turns=turns, files=files, now=now)
+    except BaseException:
+        attachments_discard(prepared=files)
+        raise
+
+
+def _turns_store(*, session: ChatSession, turns: list[dict[str, Any]], files: list, now) -> list[ConversationTurn]:
     with transaction.atomic():
         locked = ChatSession.objects.select_for_update().get(pk=session.pk)
         if locked.status == ChatSession.SessionStatus.ENDED:
@@ -65,6 +76,8 @@ def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> li
                 )
             )
         ConversationTurn.objects.bulk_create(rows)
+        if any(files):
+            attachments_store(turns=rows, prepared=files)
         latest = max(r.created_at for r in rows)
         ChatSession.objects.filter(pk=locked.pk).update(
             turn_count=F("turn_count") + len(rows),

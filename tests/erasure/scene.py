@@ -5,6 +5,7 @@ the user row it follows every foreign key, whatever its on_delete, until no new 
 model added by anyone later is walked the same way.
 """
 
+import base64
 import json
 from collections import defaultdict
 
@@ -16,6 +17,7 @@ from django.test import Client, RequestFactory
 from integrations.models import TelegramLink, TelegramUpdate
 from memories.models import EventRule, Memory
 from memories.services.search_stats import search_stats_refresh
+from tests.attachments.files import tiny_png
 from tests.fakes.telegram_server import telegram_update
 
 TELEGRAM_URL = "/integrations/telegram/webhook/"
@@ -95,6 +97,10 @@ def fill(*, api, user, webhook_url: str, telegram_user_id: int, say, extra_text:
         {"role": "user", "content": "I work as a nurse at the Santo António hospital in Porto."},
     ]
     assert api.post(f"/api/v1/sessions/{session}/turns/", {"turns": turns}, format="json").status_code == 201
+    # a photo shared in a turn (an attachment: a row and a file)
+    photo = {"filename": "porto.png", "content_type": "image/png", "data": base64.b64encode(tiny_png()).decode()}
+    shared = {"role": "user", "content": f"A photo of Porto {extra_text}", "attachments": [photo]}
+    assert api.post(f"/api/v1/sessions/{session}/turns/", shared, format="json").status_code == 201
     assert api.post(f"/api/v1/sessions/{session}/end/").status_code == 202
     # a second agent's session, left open
     bot_session = api.post("/api/v1/sessions/", {"agent": "coach"}, format="json").json()["id"]

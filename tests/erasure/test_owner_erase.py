@@ -30,7 +30,7 @@ KEPT = {"auth.User", "memories.ApiKey"}
 
 
 @pytest.fixture
-def world(settings, tmp_path):
+def world(settings, tmp_path, attachment_dir):
     settings.OPENAI_API_KEY = ""
     settings.TELEGRAM_WEBHOOK_SECRET = TELEGRAM_SECRET
     settings.WEBHOOK_EAGER_IN_BACKGROUND = False
@@ -49,7 +49,14 @@ def world(settings, tmp_path):
         # analytics) is in place before the test looks.
         request_stats_flush()
         background_drain()
-        yield {"alice": alice, "bob": bob, "alice_api": alice_api, "bob_api": bob_api, "exports": tmp_path / "exports"}
+        yield {
+            "alice": alice,
+            "bob": bob,
+            "alice_api": alice_api,
+            "bob_api": bob_api,
+            "exports": tmp_path / "exports",
+            "attachments": attachment_dir,
+        }
 
 
 def _cache_key(owner, text: str) -> str:
@@ -102,6 +109,7 @@ def test_erasure_removes_every_row_file_and_key_of_the_owner_and_nothing_else(wo
         "integrations.WebhookDelivery",
         "integrations.TelegramLink",
         "integrations.TelegramLinkCode",
+        "attachments.Attachment",
     ):
         assert expected.get(label, 0) > 0, f"the fill wrote no {label}"
     bob_before = snapshot(bob.pk)
@@ -109,6 +117,9 @@ def test_erasure_removes_every_row_file_and_key_of_the_owner_and_nothing_else(wo
     bob_exports = export_dir_for(world["exports"], username="bob")
     alice_files, bob_files = _files(alice_exports), _files(bob_exports)
     assert len(alice_files) >= 3 and len(bob_files) >= 3
+    alice_attachments = _files(world["attachments"] / str(alice.pk))
+    bob_attachments = _files(world["attachments"] / str(bob.pk))
+    assert (len(alice_attachments), len(bob_attachments)) == (1, 1)
     own_text = "Remember that my sister Ana lives in Porto. (a)"
     alice_key = _cache_key(alice, turn_embedding_text("", own_text))
     shared_key = _cache_key(bob, SHARED_TEXT)
@@ -133,6 +144,7 @@ def test_erasure_removes_every_row_file_and_key_of_the_owner_and_nothing_else(wo
         "integrations.TelegramUpdate": 1,
         "admin.LogEntry": 1,
         "export_files": len(alice_files),
+        "attachment_files": 1,
     }
     assert receipt["total"] == sum(receipt["counts"].values())
     assert (receipt["noop"], receipt["verified"]) == (False, True)
@@ -149,12 +161,14 @@ def test_erasure_removes_every_row_file_and_key_of_the_owner_and_nothing_else(wo
     assert not TelegramUpdate.objects.filter(payload__message__from__id=111).exists()
     assert LogEntry.objects.filter(user__username="admin-staff").count() == 1
     assert _files(alice_exports) == []
+    assert _files(world["attachments"] / str(alice.pk)) == []
     # and the receipt keeps no content of hers: only counts, time, scope and the digest
     stored = ErasureReceipt.objects.get(pk=receipt["id"])
     assert set(stored.counts) == set(receipt["counts"]) and "Porto" not in str(stored.__dict__)
     # and bob is untouched
     assert snapshot(bob.pk) == bob_before
     assert _files(bob_exports) == bob_files
+    assert _files(world["attachments"] / str(bob.pk)) == bob_attachments
     assert world["bob_api"].get("/api/v1/memories/").json()["count"] > 0
 
     # when she erases again

@@ -21,7 +21,18 @@ def test_command_runs_one_owner_and_prints_counts(user, tmp_path):
     text = out.getvalue()
     assert text.startswith("alice: run ")
     assert " completed in " in text.splitlines()[0]
-    for name in ("drain", "dedup", "decay", "thresholds", "expire", "compress", "digests", "exports", "cap"):
+    for name in (
+        "drain",
+        "dedup",
+        "decay",
+        "thresholds",
+        "expire",
+        "attachments",
+        "compress",
+        "digests",
+        "exports",
+        "cap",
+    ):
         assert f"  {name} " in text
     assert "files=3" in text
     assert (tmp_path / "alice" / "MEMORY.md").exists()

@@ -8,7 +8,7 @@ from sessions.models import ExtractionJob
 from tests.factories import ChatSessionFactory
 from tests.memories.lifecycle.conftest import memory_at
 
-STEP_NAMES = ["drain", "dedup", "decay", "thresholds", "expire", "compress", "digests", "exports", "cap"]
+STEP_NAMES = ["drain", "dedup", "decay", "thresholds", "expire", "attachments", "compress", "digests", "exports", "cap"]
 
 
 def test_a_run_records_every_step_and_publishes_progress(user, now, monkeypatch):
@@ -29,7 +29,7 @@ def test_a_run_records_every_step_and_publishes_progress(user, now, monkeypatch)
     assert run.counts["decay"] == {"decayed": 1, "checkpoints": 1}
     assert run.finished_at is not None and run.duration_ms is not None
     # and one lifecycle.progress per step, then lifecycle.completed, all for this owner
-    assert [e["type"] for e in published] == ["lifecycle.progress"] * 9 + ["lifecycle.completed"]
+    assert [e["type"] for e in published] == ["lifecycle.progress"] * len(STEP_NAMES) + ["lifecycle.completed"]
     assert {e["owner_id"] for e in published} == {user.pk}
     assert [e["data"]["step"] for e in published[:-1]] == STEP_NAMES
     assert published[2]["data"]["counts"] == {"decayed": 1, "checkpoints": 1}
@@ -58,7 +58,7 @@ def test_a_failing_step_does_not_stop_the_others(user, now, monkeypatch):
     # then the run failed with that step's error, and the later steps still did their work
     assert run.status == "failed"
     assert run.error == "dedup: RuntimeError: boom"
-    assert [s["status"] for s in run.steps] == ["done", "failed"] + ["done"] * 7
+    assert [s["status"] for s in run.steps] == ["done", "failed"] + ["done"] * (len(STEP_NAMES) - 2)
     memory.refresh_from_db()
     assert memory.strength == pytest.approx(0.6 * 0.99**10, abs=1e-12)
 

@@ -55,7 +55,7 @@ def test_post_one_turn_returns_the_stored_turn(api, user):
     # then the turn is stored and returned as sent (content trimmed), numbered 1
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == TURN_FIELDS | {"ids", "turns"}
+    assert set(body) == TURN_FIELDS | {"ids", "turns", "attachments"}
     turn = ConversationTurn.objects.get(session=session)
     assert body["ids"] == [str(turn.id)]
     assert body["turns"] == [{"id": str(turn.id), "sequence": 1}]
@@ -99,7 +99,7 @@ def test_bulk_of_300_turns_keeps_order_timestamps_and_metadata(api, user):
     # then all are stored, numbered 1..300 in the order given, each as sent
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == {"ids", "turns"}
+    assert set(body) == {"ids", "turns", "attachments"}
     assert [t["sequence"] for t in body["turns"]] == list(range(1, 301))
     assert [t["id"] for t in body["turns"]] == body["ids"]
     stored = list(ConversationTurn.objects.filter(session=session).order_by("sequence"))

@@ -1,0 +1,13 @@
+from django.apps import AppConfig
+
+
+class AttachmentsConfig(AppConfig):
+    name = "attachments"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from attachments import signals  # noqa: F401
+        from attachments.services import attachment_erasure_hook
+        from erasure.hooks import erasure_hook_register
+
+        erasure_hook_register(attachment_erasure_hook)
