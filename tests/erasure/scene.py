@@ -96,11 +96,10 @@ def fill(*, api, user, webhook_url: str, telegram_user_id: int, say, extra_text:
         {"role": "user", "content": f"Remember that my sister Ana lives in Porto. {extra_text}"},
         {"role": "user", "content": "I work as a nurse at the Santo António hospital in Porto."},
     ]
-    assert api.post(f"/api/v1/sessions/{session}/turns/", {"turns": turns}, format="json").status_code == 201
-    # a photo shared in a turn (an attachment: a row and a file)
+    # and a photo shared in a turn (an attachment: a row and a file)
     photo = {"filename": "porto.png", "content_type": "image/png", "data": base64.b64encode(tiny_png()).decode()}
-    shared = {"role": "user", "content": f"A photo of Porto {extra_text}", "attachments": [photo]}
-    assert api.post(f"/api/v1/sessions/{session}/turns/", shared, format="json").status_code == 201
+    turns.append({"role": "user", "content": f"A photo of Porto {extra_text}", "attachments": [photo]})
+    assert api.post(f"/api/v1/sessions/{session}/turns/", {"turns": turns}, format="json").status_code == 201
     assert api.post(f"/api/v1/sessions/{session}/end/").status_code == 202
     # a second agent's session, left open
     bot_session = api.post("/api/v1/sessions/", {"agent": "coach"}, format="json").json()["id"]
