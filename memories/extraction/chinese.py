@@ -19,7 +19,7 @@ from memories.extraction.candidates import (
     named_entities,
     tool_entities,
 )
-from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date
+from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date, find_past_date
 from memories.extraction.phrasing import cjk_count, slot_key, split_clauses, strip_zh_end, zh_third_person
 from memories.providers.llm import CandidateMemory
 
@@ -106,6 +106,8 @@ def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
     if found:
         return found
     rest = strip_zh_end(rest)
+    if rest.startswith(("是", "不是", "应该是")):
+        return []  # "是深圳，不是广州" with nothing said before to correct: no statement of its own
     m = re.match(r"^(?:应该|要|得)(?P<act>.+)$|^(?P<act2>(?:用|改用|换成|改成).+)$", rest)
     if m:
         candidate = _rule_candidate(ctx, "must", m["act"] or m["act2"], "")
@@ -149,8 +151,17 @@ _HEDGE = re.compile(
 )
 
 
+# A remark before the statement ("挺忙的，"), not a phrase it depends on ("比起茶，", "明天，").
+_LEAD_IN = re.compile(
+    r"^(?!比起|相比|除了|因为|虽然|如果|要是|关于|对于|在|从|跟|和|对)(?P<lead>[^，,我]{1,6})[，,]\s*(?=我)"
+)
+
+
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     raw = _FILLER.sub("", clause.strip())
+    lead = _LEAD_IN.match(raw)
+    if lead and find_date(lead["lead"], ctx.now) is None and find_past_date(lead["lead"], ctx.now) is None:
+        raw = raw[lead.end() :]  # "挺忙的，我们的App…": a remark before the statement, not part of it
     text = strip_zh_end(raw)
     if len(text) < 4 or _GREETING.match(text):
         return None
@@ -306,7 +317,9 @@ def _todo(text: str, ctx: Ctx) -> CandidateMemory | None:
     personal = text.startswith("我") or due.start == 0 or re.search(r"截止|到期", text)
     if re.search(r"一般|通常|平时|经常|常常|总是|每", text):
         return None  # "周末我一般会去爬山": a habit, not a dated plan
-    if not personal or not _TODO_TRIGGER.search(text[due.end :] + text[: due.start]):
+    # "我的答辩在7月20号": an appointment ("是" would make a birthday a todo).
+    scheduled = re.search(r"(?:在|定在|安排在|于)$", text[: due.start])
+    if not personal or not (scheduled or _TODO_TRIGGER.search(text[due.end :] + text[: due.start])):
         return None
     annotated = _annotate(text, due)
     if due.start == 0:
@@ -444,7 +457,7 @@ def _prefer(text: str, ctx: Ctx) -> CandidateMemory | None:
 
 
 _SENTIMENT = re.compile(
-    r"^我(?P<adv>(?:现在|其实|真的|非常|很|特别|超级|挺|也|一直|都|最|有点|还是|比较|不太|不怎么|一点都|一点也|从小就|向来|平时|"
+    r"^我(?P<adv>(?:现在|其实|真的|非常|很|特别|超级|超|好|挺|也|一直|都|最|有点|还是|比较|不太|不怎么|一点都|一点也|从小就|向来|平时|"
     r"通常|一般)*)"
     r"(?P<verb>不喜欢|不爱|讨厌|受不了|反感|厌恶|不感冒|不吃|不喝|吃不了|喝不了|喜欢|爱|热爱|喜爱|迷上了|迷上|爱上了|爱上)(?P<obj>.+)$"
 )
@@ -794,13 +807,14 @@ _ZH_TIME = (
 )
 _ZH_EVENT_VERBS = (
     r"领养了?|收养了?|捡了|养了|买了|卖了|结婚了?|离婚了?|订婚了?|辞职了?|离职了?|入职了?|跳槽了?|升职了?|毕业了?|退休了?|"
-    r"生了|有了宝宝|怀孕了?|被诊断出?|确诊了?|查出了?|得了|做了(?:个)?手术|住院了?|出院了?|骨折了?|跑完了?|完成了|报名了?|参加了|"
+    r"生了|有了宝宝|怀孕了?|被诊断出?|确诊了?|查出了?|得了|做了[^，,]{0,6}?手术|住院了?|出院了?|骨折了?|跑完了?|完成了|报名了?|参加了|"
     r"考上了?|考过了?|通过了|拿到了?|获得了|换了|开始学|学会了|搬(?:家)?到了?|搬去了?|搬回了?|搬家了|去了|回了|戒了|加入了"
 )
 _ZH_EVENT = re.compile(
     r"^(?:"
     + _ZH_TIME
-    + r")(?P<who>我们|我|咱们)"
+    # The subject is often left out after a time word: "昨天从救助站领养了一只橘猫".
+    + r")(?:(?P<who>我们|我|咱们)|(?=[上昨前去刚今\d一两二三四五六七八九十半]))"
     + _ZH_TIME
     + r"(?:从(?P<origin>[^，,]{1,10}?))?(?P<verb>"
     + _ZH_EVENT_VERBS
@@ -814,6 +828,10 @@ def _event(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _ZH_EVENT.match(text)
     if not m or _ZH_NOT_EVENT.match(m["rest"]) and not m["verb"].endswith("了"):
         return None
+    if not m["who"]:
+        if not find_past_date(text, ctx.now):
+            return None  # without 我, only a dated report ("昨天领养了…") is clearly the user's own news
+        text = "我" + text
     verb = m["verb"]
     if verb.startswith("搬") or verb == "去了" and _is_place(strip_zh_end(m["rest"]).strip("了 ")):
         place = _PLACE_END.sub("", strip_zh_end(m["rest"]).strip(" 了"))
@@ -846,7 +864,8 @@ def _event(text: str, ctx: Ctx) -> CandidateMemory | None:
 # "报告终于写完了", "护照也办好了", "我把税报完了": tasks brought to an end (the subject is often left out).
 _ZH_DONE = re.compile(
     r"^(?:我(?:的)?|我把)?(?P<what>[\u4e00-\u9fffA-Za-z0-9 ]{1,12}?)(?:终于|总算|已经|也|都|刚刚|刚)*"
-    r"(?P<verb>写完|做完|改完|弄完|搞定|办好|办完|交完|提交|交了|考完|拿到|完成|处理完|整理完|报完|弄好|修好|装好|签完|签好)了"
+    r"(?P<verb>写完|做完|改完|弄完|搞定|办好|办完|交完|交上去|交上|递交|提交|交了|考完|拿到|完成|处理完|整理完|报完|弄好|修好|"
+    r"装好|签完|签好)了"
     r"(?P<rest>.*)$"
 )
 _ZH_NOT_TASK = re.compile(r"^(?:你|这|那|它|都|也|我|事情|东西|作业吗)")
@@ -933,8 +952,11 @@ _ZH_HEALTH = re.compile(
 )
 
 
+_ZH_INTOLERANT = re.compile(r"^我(?:也|还)?(?:是|有)?(?P<what>[\u4e00-\u9fff]{1,6}不耐受)")
+
+
 def _health(text: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _ZH_HEALTH.match(text)
+    m = _ZH_HEALTH.match(text) or _ZH_INTOLERANT.match(text)
     if not m:
         return None
     return make(

@@ -111,6 +111,15 @@ class DateMatch:
         ]
 
 
+def _zh_numeral(token: str) -> int:
+    """一 … 三十一 (the numbers of months and days)."""
+    digits = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+    if "十" not in token:
+        return digits[token]
+    tens, _, ones = token.partition("十")
+    return (digits[tens] if tens else 1) * 10 + (digits[ones] if ones else 0)
+
+
 def _number(token: str) -> int:
     return int(token) if token.isdigit() else _NUMBERS[token.lower()]
 
@@ -171,6 +180,12 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
     (
         re.compile(r"(?<![\d年])(\d{1,2})月(\d{1,2})[日号]"),
         lambda m, t: _month_day(t, int(m[1]), int(m[2]), None),
+    ),
+    (
+        re.compile(
+            r"(?<![\d年一二三四五六七八九十])([一二三四五六七八九十]{1,2})月([一二三四五六七八九十]{1,3})[日号]"
+        ),
+        lambda m, t: _month_day(t, _zh_numeral(m[1]), _zh_numeral(m[2]), None),
     ),
     (
         re.compile(rf"\b({_MONTH_NAMES})\.? (\d{{1,2}})(?:st|nd|rd|th)?\b(?:,? (\d{{4}})\b)?", re.I),

@@ -141,7 +141,8 @@ _ASSISTANT_VERBS = IMPERATIVE_VERBS - {"call", "send", "buy", "go", "pay", "book
 # ---------------------------------------------------------------------------------------------
 
 _LEAD_FILLER = re.compile(
-    r"^(?:(?:well|so|oh|ah|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|anyways|um|uh|yeah|yes|"
+    r"^(?:(?:well|so|oh+|o+h|ah+|aw+|wow|yay|phew|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|"
+    r"anyways|um|uh|yeah|yes|heads up|update|good news|big news|"
     r"just so you know|for your information)"
     r"[,!.]*\s+)+",
     re.I,
@@ -630,7 +631,9 @@ _TODO_WEAK = re.compile(
     re.I,
 )
 _DUE = re.compile(
-    r"^(?:my|our|the) (?P<what>.+?) (?:is|are) due\b|^(?:my|our|the) (?:[\w-]+ ){0,3}?deadline\b.*\bis\b", re.I
+    r"^(?:my|our|the) (?P<what>.+?) (?:is|are) due\b|^(?:my|our|the) (?:[\w-]+ ){0,3}?deadline\b.*\bis\b|"
+    r"^(?:my|our) (?:[\w'-]+ ){0,3}?(?:is|are|will be|'s) (?:on|at|scheduled for|set for|planned for|booked for)\b",
+    re.I,
 )
 _DANGLING = re.compile(r"\s+(?:by|on|before|until|till|due|at|for|from|in|is|are|was)\s*$", re.I)
 
@@ -956,7 +959,26 @@ _ORIGIN = re.compile(
     r"^i was born in (?P<place3>.+)$|^i grew up in (?P<place4>.+)$",
     re.I,
 )
-_IM_WORD = re.compile(r"^i(?:'m| am) (?:a )?(?P<word>[a-z][a-z -]+)$", re.I)
+_IM_WORD = re.compile(
+    r"^i(?:'m| am) (?:(?:also|actually|now|still|severely|mildly|very)\s+)*(?:a )?(?P<word>[a-z][a-z -]+?)(?:,.*)?$",
+    re.I,
+)
+_HEALTH_STATES = {
+    "diabetic",
+    "prediabetic",
+    "asthmatic",
+    "epileptic",
+    "pregnant",
+    "colorblind",
+    "colour-blind",
+    "color blind",
+    "deaf",
+    "hard of hearing",
+    "anemic",
+    "anaemic",
+    "celiac",
+    "coeliac",
+}
 _ALLERGY = re.compile(r"^i(?:'m| am) (?:very |severely |mildly )?allergic to (?P<what>.+)$", re.I)
 _AGE = re.compile(
     r"^i(?:'m| am) (?:now |actually )?(?P<age>\d{1,3})(?: years old| yrs old| y/?o| years)?"
@@ -1093,6 +1115,8 @@ def _identity(clause: str, ctx: Ctx) -> CandidateMemory | None:
         word = m["word"].strip().lower()
         if word in lexicon.DIETS:
             return make(ctx, f"User is {word}", "fact", HIGH, subject="diet", predicate="is", value=word)
+        if word in _HEALTH_STATES:
+            return make(ctx, f"User is {word}", "fact", HIGH, subject=f"{word} condition", predicate="is", value="yes")
         if word in lexicon.NATIONALITIES:
             nationality = word.capitalize()
             return make(
@@ -1371,7 +1395,9 @@ _EVENT_VERBS = (
     r"defended|earned|received|passed away|recovered|returned|came back|got back|changed jobs|landed"
 )
 _EVENT = re.compile(
-    r"^(?P<who>i|we|my (?:wife|husband|partner) and i)\s+(?:(?:just|finally|recently|officially|already|also|"
+    # The subject may be left out after "just" / "finally": "Finally submitted my thesis!"
+    r"^(?:(?P<who>i|we|my (?:wife|husband|partner) and i)\s+|(?=(?:just|finally|also)\s))"
+    r"(?:(?:just|finally|recently|officially|already|also|"
     r"actually|only|successfully|eventually)\s+)*(?P<verb>" + _EVENT_VERBS + r")\b(?P<rest>.*)$",
     re.I,
 )
@@ -1413,6 +1439,9 @@ def _event(clause: str, ctx: Ctx) -> CandidateMemory | None:
     if _NOT_EVENT_OBJECT.match(rest) and verb not in {"retired", "married", "engaged", "pregnant", "quit"}:
         return None
     content = third_person(_trim_aside(clause))
+    if not m.groupdict().get("who") and m.re is _EVENT:
+        said = third_person_rest(_trim_aside(clause))
+        content = f"User {said[:1].lower()}{said[1:]}"
     if (m.groupdict().get("who") or "i").lower() != "i" and re.match(_HOUSEHOLD_VERBS, verb):
         # "We adopted a dog", "we bought a house": the household, not a work team.
         content = re.sub(r"^User's team\b", "User and their family", content)

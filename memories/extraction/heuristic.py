@@ -7,6 +7,7 @@ yields only the coffee preference), and anything equal to an `existing` memory i
 """
 
 import re
+from dataclasses import replace
 
 from memories.extraction import chinese, english, summaries, tool_lessons
 from memories.extraction.candidates import CORRECTION_CONFIDENCE, NON_EXCLUSIVE, Ctx, introduced_names
@@ -32,11 +33,81 @@ def extract_candidates(turns: list[TurnView], existing: list[str] | tuple[str, .
         for sentence in split_sentences(turn.content):
             if len(sentence) > MAX_SENTENCE_CHARS:
                 continue
+            swapped = _value_swaps(sentence, found, turn.sequence)
+            if swapped:
+                found.extend(swapped)
+                continue
             ctx = Ctx(turn=turn, names=tuple(introduced_names(found)[-5:]))
             extractor = chinese if is_chinese(sentence) else english
             found.extend(extractor.extract_sentence(sentence, ctx))
     found.extend(tool_lessons.lessons(turns))
     return _finalize(found, existing)
+
+
+# "Sorry, correction: it's the Chicago office, not Boston" / "更正一下，是深圳办公室，不是广州": the new
+# value replaces the old one in what was said before.
+_EN_SWAP = re.compile(
+    r"^(?:(?:sorry|oops|no|nope|wait|actually|correction|to correct myself|my bad|my mistake)[,:.!;]*\s+)+"
+    r"(?:(?:it's|it is|that's|that is|it was|i meant|i mean)\s+)?(?:the\s+)?(?P<new>[^,;]+?),?\s+not\s+(?:the\s+)?"
+    r"(?P<old>[^,;.!]+?)[.!]*$",
+    re.I,
+)
+_ZH_SWAP = re.compile(
+    r"^(?:(?:不对|更正一下|纠正一下|我说错了|说错了|搞错了|其实|抱歉)[，,。：:！!\s]*)+"
+    r"(?:(?:是|应该是)(?P<new>[^，,]+?)[，,]\s*(?:而)?不是(?P<old>[^，,。！!]+)|"
+    r"不是(?P<old2>[^，,]+?)[，,]\s*(?:而)?是(?P<new2>[^，,。！!]+))[。！!]*$"
+)
+
+
+def _value_swaps(sentence: str, found: list[CandidateMemory], sequence: int) -> list[CandidateMemory]:
+    m = _ZH_SWAP.match(sentence.strip()) if is_chinese(sentence) else _EN_SWAP.match(sentence.strip())
+    if not m:
+        return []
+    old = (m.groupdict().get("old") or m.groupdict().get("old2") or "").strip()
+    new = (m.groupdict().get("new") or m.groupdict().get("new2") or "").strip()
+    if not old or not new or old.casefold() == new.casefold():
+        return []
+    for candidate in reversed(found):
+        if candidate.action != "remember":
+            continue
+        content = _swap(candidate.content, old, new)
+        if content is None:
+            continue
+        value = _swap(candidate.value, old, new) or candidate.value
+        corrected = replace(
+            candidate,
+            content=content,
+            value=value,
+            source_sequences=[sequence],
+            confidence=max(candidate.confidence, CORRECTION_CONFIDENCE),
+            importance=round(min(1.0, candidate.importance + 0.1), 2),
+            entities=[(_swap(name, old, new) or name, kind) for name, kind in candidate.entities],
+        )
+        return [corrected]
+    return []
+
+
+def _swap(text: str, old: str, new: str) -> str | None:
+    """`text` with `old` replaced by `new`, without doubling what follows ("Boston office" → "Chicago
+    office", not "Chicago office office"); None when `old` is not in it."""
+    at = text.casefold().find(old.casefold())
+    if at < 0:
+        return None
+    end = at + len(old)
+    after = text[end:]
+    core = new
+    if is_chinese(new):
+        for k in range(len(new) - 1, 0, -1):
+            if after.startswith(new[k:]):
+                core = new[:k]
+                break
+    else:
+        words = new.split()
+        for k in range(len(words) - 1, 0, -1):
+            if after.lstrip().casefold().startswith(" ".join(words[k:]).casefold()):
+                core = " ".join(words[:k])
+                break
+    return text[:at] + core + after
 
 
 def _finalize(found: list[CandidateMemory], existing) -> list[CandidateMemory]:

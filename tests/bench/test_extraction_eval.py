@@ -29,6 +29,21 @@ def test_heuristic_extractor_keeps_precision_and_recall_on_the_eval_set():
         assert score.recall >= 0.8, (language, score.misses)
 
 
+def test_heuristic_extractor_keeps_precision_and_recall_on_the_holdout_set():
+    # given the conversations written after the rules were tuned on the main set
+    bench = _eval_module()
+
+    # when the heuristic extractor runs over them
+    results = bench.evaluate(bench.DATA_DIR / "holdout")
+
+    # then each language keeps P and R >= 0.8 as well
+    assert (results["en"].gold, results["zh"].gold) == (19, 19)
+    for language in ("en", "zh"):
+        score = results[language]
+        assert score.precision >= 0.8, (language, score.false_positives)
+        assert score.recall >= 0.8, (language, score.misses)
+
+
 def test_matching_needs_every_key_term_of_a_fact():
     bench = _eval_module()
 

@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memories.extraction.heuristic import extract_candidates
-from tests.memories.extraction.builders import user_says
+from tests.memories.extraction.builders import turn, user_says
 
 SAID_AT = datetime(2023, 5, 8, 10, 0, tzinfo=UTC)  # a Monday
 
@@ -119,3 +119,59 @@ def test_life_events_become_dated_facts(line, expected):
 )
 def test_past_tense_conversation_is_not_a_life_event(line):
     assert extracted(line) == []
+
+
+def test_a_correction_of_one_value_rewrites_what_was_said():
+    # given an office named, then corrected with "it's X, not Y"
+    turns = [
+        turn(1, "user", "I work at Deloitte in their Boston office.", at=SAID_AT),
+        turn(2, "assistant", "Great, how long have you been there?", at=SAID_AT),
+        turn(3, "user", "Sorry, correction: it's the Chicago office, not Boston.", at=SAID_AT),
+    ]
+
+    # when the heuristic extracts the conversation
+    found = extract_candidates(turns, [])
+
+    # then one memory holds the corrected value, from the correcting turn
+    assert [(c.content, c.subject, c.value, c.confidence, c.source_sequences) for c in found] == [
+        ("User works at Deloitte in their Chicago office", "employer", "Deloitte", 0.95, [3])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "Finally submitted my thesis this afternoon!!",
+            [
+                (
+                    "User finally submitted their thesis this afternoon (2023-05-08)",
+                    "fact",
+                    "submitted their thesis",
+                    "done",
+                    "their thesis",
+                    "2023-05-08",
+                )
+            ],
+        ),
+        (
+            "I'm also lactose intolerant, so please skip dairy in any recipes you suggest.",
+            [("User is lactose intolerant", "fact", "diet", "is", "lactose intolerant", "")],
+        ),
+        (
+            "My defense is on July 20 at 10am.",
+            [
+                (
+                    "User's defense is on July 20 (2023-07-20) at 10am",
+                    "todo",
+                    "defense is at 10am",
+                    "due",
+                    "2023-07-20",
+                    "",
+                )
+            ],
+        ),
+    ],
+)
+def test_subjectless_news_health_states_and_appointments(line, expected):
+    assert extracted(line) == expected

@@ -154,3 +154,52 @@ def test_a_correction_replaces_what_was_said_about_the_same_person():
 
     # then only the corrected statement is kept, with a correction's confidence
     assert [(c.content, c.confidence, c.source_sequences) for c in found] == [("用户的儿子上的是四年级", 0.95, [3])]
+
+
+def test_a_chinese_correction_of_one_value_rewrites_what_was_said():
+    turns = [
+        turn(1, "user", "我在德勤的广州办公室工作。", at=SAID_AT),
+        turn(2, "assistant", "在那边工作多久了？", at=SAID_AT),
+        turn(3, "user", "更正一下，是深圳办公室，不是广州。", at=SAID_AT),
+    ]
+
+    found = extract_candidates(turns, [])
+
+    assert [(c.content, c.subject, c.confidence, c.source_sequences) for c in found] == [
+        ("用户在德勤的深圳办公室工作", "employer", 0.95, [3])
+    ]
+
+
+def test_a_value_correction_with_nothing_before_it_is_not_a_memory():
+    assert extracted("更正一下，是深圳办公室，不是广州。") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "昨天从救助站领养了一只橘猫，取名叫橘子。",
+            [
+                (
+                    "用户昨天（2023-05-07）从救助站领养了一只橘猫，取名叫橘子",
+                    "fact",
+                    "领养一只橘猫",
+                    "event",
+                    "一只橘猫",
+                    "2023-05-07",
+                )
+            ],
+        ),
+        ("我乳糖不耐受。", [("用户乳糖不耐受", "fact", "乳糖不耐受 condition", "has", "乳糖不耐受", "")]),
+        (
+            "挺忙的，我们的App六月一号上线。",
+            [("用户的App六月一号（2023-06-01）上线", "todo", "的app上线", "due", "2023-06-01", "")],
+        ),
+        (
+            "我的答辩在7月20号上午十点。",
+            [("用户的答辩在7月20号（2023-07-20）上午十点", "todo", "的答辩上午十点", "due", "2023-07-20", "")],
+        ),
+    ],
+)
+def test_chinese_subjectless_news_conditions_and_dated_plans(line, expected):
+    assert extracted(line) == expected
