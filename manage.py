@@ -5,6 +5,10 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
+    from memory_project.cli import cli_environment
+
+    # Before the settings are read: a command's stdout is its result, its logs stay quiet.
+    cli_environment(sys.argv)
     from django.core.management import execute_from_command_line
 
     execute_from_command_line(sys.argv)

@@ -268,6 +268,8 @@ AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "memory_project.throttling.login_client_address"
 # Failed attempts are what a lockout needs; a row per successful login would only grow.
 AXES_DISABLE_ACCESS_LOG = True
+# No "AXES: BEGIN version …" banner in every command's and worker's output.
+AXES_VERBOSE = False
 AXES_LOCKOUT_TEMPLATE = "registration/locked_out.html"
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",

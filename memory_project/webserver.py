@@ -56,7 +56,8 @@ class WebServer(BaseApplication):
             "timeout": settings.WEB_TIMEOUT,
             "graceful_timeout": settings.WEB_GRACEFUL_TIMEOUT,
             "keepalive": settings.WEB_KEEPALIVE,
-            "accesslog": "-" if settings.WEB_ACCESS_LOG else None,
+            # Logs, the access log included, go to stderr: stdout is the command's own output (the banner).
+            "accesslog": "/dev/stderr" if settings.WEB_ACCESS_LOG else None,
             "errorlog": "-",
             "loglevel": settings.LOG_LEVEL.lower(),
             "post_worker_init": _post_worker_init,

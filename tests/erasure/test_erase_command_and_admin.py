@@ -106,3 +106,38 @@ def test_receipts_api_lists_only_the_owners_receipts(api, other_api, user):
     assert api.get(f"/api/v1/erasure/receipts/{receipt_id}/").json()["verified"] is True
     bob_receipt = other_api.get("/api/v1/erasure/receipts/").json()["results"][0]["id"]
     assert api.get(f"/api/v1/erasure/receipts/{bob_receipt}/").status_code == 404
+
+
+class _Terminal(StringIO):
+    """Standard input as a person at a terminal types it."""
+
+    def isatty(self):
+        return True
+
+
+def test_command_asks_on_stderr_so_that_stdout_is_only_the_receipt(user, monkeypatch):
+    # given alice's memory and a person at the terminal who answers yes
+    memory_create(owner=user, content="alice likes tea", actor="test")
+    monkeypatch.setattr("sys.stdin", _Terminal("y\n"))
+    out, err = StringIO(), StringIO()
+
+    # when the erase runs without --yes
+    call_command("erase", "--owner", "alice", stdout=out, stderr=err)
+
+    # then the question went to stderr and stdout is the receipt alone, as JSON
+    assert err.getvalue() == "Erase all data of every agent of alice? [y/N] "
+    assert json.loads(out.getvalue())["counts"]["memories.Memory"] == 1
+    assert not Memory.objects.filter(owner=user).exists()
+
+
+def test_command_answered_no_erases_nothing(user, monkeypatch):
+    memory_create(owner=user, content="alice likes tea", actor="test")
+    monkeypatch.setattr("sys.stdin", _Terminal("n\n"))
+    out = StringIO()
+
+    with pytest.raises(CommandError, match="not confirmed; nothing was changed"):
+        call_command("erase", "--owner", "alice", stdout=out, stderr=StringIO())
+
+    assert out.getvalue() == ""
+    assert Memory.objects.filter(owner=user).count() == 1
+    assert ErasureReceipt.objects.count() == 0

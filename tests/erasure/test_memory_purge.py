@@ -112,7 +112,7 @@ def test_cli_hard_delete_purges(user, django_capture_on_commit_callbacks):
     memory = memory_create(owner=user, content="delete me for good", actor="test")
 
     with django_capture_on_commit_callbacks(execute=True):
-        call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard")
+        call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard", "--yes")
 
     assert not Memory.objects.filter(pk=memory.pk).exists()
     assert not MemoryEvent.objects.filter(memory_id=memory.pk).exists()

@@ -18,9 +18,14 @@ pytestmark = pytest.mark.django_db
 
 
 def run(*args) -> str:
-    out = StringIO()
-    call_command("memory", *args, stdout=out, stderr=StringIO())
-    return out.getvalue()
+    return run_both(*args)[0]
+
+
+def run_both(*args) -> tuple[str, str]:
+    """stdout (the result) and stderr (progress and questions) of one command."""
+    out, err = StringIO(), StringIO()
+    call_command("memory", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
 
 
 def test_search_prints_a_table_of_the_best_matches(user, other_user):
@@ -91,7 +96,7 @@ def test_delete_forgets_and_hard_delete_removes(user, other_user):
 
     # when one is deleted (forgotten) and the other hard-deleted
     forgot = run("delete", str(tea.pk), "--owner", "alice")
-    deleted = run("delete", str(porto.pk), "--owner", "alice", "--hard")
+    deleted = run("delete", str(porto.pk), "--owner", "alice", "--hard", "--yes")
 
     # then the first is kept as forgotten, with its history, and the second is gone
     assert forgot == f"Forgot memory {tea.pk}: Prefers green tea\n"
@@ -149,14 +154,14 @@ def test_consolidate_runs_ended_sessions_that_were_not(user, other_user):
     bobs = ChatSession.objects.create(owner=other_user, status="ended", ended_at=timezone.now())
 
     # when Alice's sessions are consolidated
-    output = run("consolidate", "--owner", "alice")
+    output, progress = run_both("consolidate", "--owner", "alice")
 
     # then hers is, with its memory, and Bob's is not
     session.refresh_from_db()
     bobs.refresh_from_db()
     assert (session.consolidated, bobs.consolidated) == (True, False)
     assert list(Memory.objects.filter(owner=user).values_list("content", flat=True)) == ["Alice prefers green tea"]
-    assert "100% 1/1" in output
+    assert progress.endswith("100% 1/1\n")
     row = output.splitlines()[-1].split()
     assert row[:7] == [str(session.pk), "3", "done", "1", "0", "0", "0"]
 
@@ -262,7 +267,7 @@ def test_reembed_recomputes_memories_turns_and_episodes(user, other_user):
     )
 
     # when Alice's embeddings are recomputed
-    output = run("reembed", "--owner", "alice", "--batch-size", "1")
+    output, progress = run_both("reembed", "--owner", "alice", "--batch-size", "1")
 
     # then hers match what ingest computes, Bob's are untouched, and the bar reached 100%
     memory.refresh_from_db()
@@ -276,7 +281,7 @@ def test_reembed_recomputes_memories_turns_and_episodes(user, other_user):
     assert stored[0] == pytest.approx(expected[0], abs=1e-6)
     assert stored[1] == pytest.approx(expected[1], abs=1e-6)
     assert list(bobs.embedding) == stale
-    assert "[##############################] 100% 4/4" in output
+    assert progress.endswith("[##############################] 100% 4/4\n")
     assert output.splitlines()[-1].split()[:3] == ["1", "2", "1"]
 
 

@@ -4,13 +4,13 @@
 """
 
 import json
-import sys
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from erasure.models import ErasureReceipt
 from erasure.services import owner_erase, receipt_verify
+from memory_project.cli import confirm
 
 
 def receipt_json(receipt: ErasureReceipt, **extra) -> str:
@@ -63,12 +63,7 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"no such user: {owner}")
         scope = f"the agent {agent!r} of {owner}" if agent is not None else f"every agent of {owner}"
-        if not yes:
-            if not sys.stdin.isatty():
-                raise CommandError("refusing to erase without --yes when not run interactively")
-            answer = input(f"Erase all data of {scope}{' and the account' if delete_account else ''}? [y/N] ")
-            if answer.strip().lower() not in ("y", "yes"):
-                raise CommandError("nothing erased")
+        confirm(self, f"Erase all data of {scope}{' and the account' if delete_account else ''}?", yes=yes)
         receipt, created = owner_erase(owner_id=user.pk, requested_by="cli", agent=agent, delete_account=delete_account)
         if not created:
             self.stderr.write(f"Nothing left to erase for {scope}; the previous receipt:")

@@ -25,42 +25,16 @@ from django.utils import timezone
 
 from memories.management.progress import import_progress_bar
 from memories.models import Memory, Status
+from memories.providers.embeddings import embedder_warm_up
 from memories.selectors.retrieval import SCOPES, memory_search
 from memories.services.embeddings import embedding_get_many
 from memories.services.memories import memory_forget
 from memories.services.transfer import EXPORT_FORMATS, FORMATS, MODES, FormatError, memory_export, memory_import
+from memory_project.cli import Progress, confirm
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
 from sessions.services.sessions import turn_embedding_text
 
 CONTENT_WIDTH = 60
-
-
-class Progress:
-    """A one-line progress bar on stdout, redrawn in place; no dependency needed."""
-
-    def __init__(self, out, total: int, label: str, width: int = 30):
-        self.out, self.total, self.label, self.width = out, max(total, 0), label, width
-        self.done = 0
-        self._shown = -1
-
-    def advance(self, n: int = 1) -> None:
-        self.done += n
-        self._draw(100 if not self.total else min(100, int(self.done * 100 / self.total)))
-
-    def _draw(self, percent: int) -> None:
-        # Redrawn only when the percentage moves, so a long run writes at most 101 frames.
-        if percent == self._shown:
-            return
-        self._shown = percent
-        filled = self.width * percent // 100
-        bar = "#" * filled + "." * (self.width - filled)
-        self.out.write(f"\r{self.label:<10} [{bar}] {percent:3d}% {self.done}/{self.total}", ending="")
-        self.out.flush()
-
-    def finish(self) -> None:
-        self.done = max(self.done, self.total)
-        self._draw(100)
-        self.out.write("")
 
 
 def _clip(value, width: int) -> str:
@@ -97,6 +71,7 @@ class Command(BaseCommand):
         p.add_argument("memory_id")
         p.add_argument("--owner", required=True, metavar="USERNAME")
         p.add_argument("--hard", action="store_true", help="delete the memory and its history for good")
+        p.add_argument("--yes", action="store_true", help="with --hard: do not ask for confirmation")
 
         p = sub.add_parser("stats", help="counts by category and status, strength, sessions, queue")
         p.add_argument("--owner", required=True, metavar="USERNAME")
@@ -200,6 +175,8 @@ class Command(BaseCommand):
             raise CommandError(f"--top-k must be between 1 and {settings.MAX_TOP_K}")
         if not query.strip() or "\x00" in query:
             raise CommandError("the query must be non-empty text")
+        # The model loads before the clock starts: "in N ms" is the search, as a running server sees it.
+        embedder_warm_up()
         found = memory_search(owner=owner, query=query, top_k=top_k, scope=scope, record_access=False)
         if not found["results"]:
             self.stdout.write(f"No results for {query!r} ({found['took_ms']:.0f} ms).")
@@ -228,12 +205,13 @@ class Command(BaseCommand):
             raise CommandError(f"no memory {memory_id} for {owner.get_username()}")
         return memory
 
-    def _delete(self, *, memory_id, owner, hard, **_):
+    def _delete(self, *, memory_id, owner, hard, yes, **_):
         owner = self._owner(owner)
         memory = self._memory(owner, memory_id)
         if hard:
             from erasure.services import memory_purge
 
+            confirm(self, f"Delete memory {memory_id} and its history for good?", yes=yes)
             memory_purge(memory=memory, actor=self._actor())
             self.stdout.write(f"Deleted memory {memory_id} for good: {_clip(memory.content, CONTENT_WIDTH)}")
             return
@@ -325,7 +303,7 @@ class Command(BaseCommand):
         if not todo:
             self.stdout.write("No ended sessions are waiting for consolidation.")
             return
-        progress = Progress(self.stdout, len(todo), "sessions")
+        progress = Progress(self.stderr, len(todo), "sessions")
         rows, failed = [], 0
         for item in todo:
             outcome, stats = _consolidate_one(item)
@@ -422,7 +400,7 @@ class Command(BaseCommand):
         episodes = scoped(Episode.objects.all())
         total = memories.count() + turns.count() + episodes.count()
         started = timezone.now()
-        progress = Progress(self.stdout, total, "reembed")
+        progress = Progress(self.stderr, total, "reembed")
         counts = {
             "memories": _reembed_memories(memories, batch_size, progress),
             "turns": _reembed_turns(turns, batch_size, progress),

@@ -1,0 +1,148 @@
+"""`manage.py memory …` and `serve` as a shell user sees them (issue 14): the result on stdout, questions,
+progress and logs on stderr, a confirmation before a hard delete, a prompt stop on SIGTERM."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import suppress
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from memories.models import Memory, MemoryEvent
+from memories.services.memories import memory_create
+from tests.integration.harness import database_env, free_port
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+class _Terminal(StringIO):
+    def isatty(self):
+        return True
+
+
+@pytest.mark.django_db
+def test_hard_delete_refuses_without_yes_when_not_interactive(user, monkeypatch):
+    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    monkeypatch.setattr("sys.stdin", StringIO("y\n"))
+
+    with pytest.raises(CommandError, match="--yes"):
+        call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard", stdout=StringIO())
+
+    assert Memory.objects.filter(pk=memory.pk, status="active").count() == 1
+
+
+@pytest.mark.django_db
+def test_hard_delete_asks_on_stderr_and_a_no_keeps_the_memory(user, monkeypatch):
+    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    monkeypatch.setattr("sys.stdin", _Terminal("no\n"))
+    out, err = StringIO(), StringIO()
+
+    with pytest.raises(CommandError, match="not confirmed"):
+        call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard", stdout=out, stderr=err)
+
+    assert err.getvalue() == f"Delete memory {memory.pk} and its history for good? [y/N] "
+    assert out.getvalue() == ""
+    assert MemoryEvent.objects.filter(memory_id=memory.pk).count() == 1
+
+
+@pytest.mark.django_db
+def test_hard_delete_with_yes_deletes_without_asking(user):
+    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    out, err = StringIO(), StringIO()
+
+    call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard", "--yes", stdout=out, stderr=err)
+
+    assert out.getvalue() == f"Deleted memory {memory.pk} for good: User likes tea\n"
+    assert err.getvalue() == ""
+    assert not Memory.objects.filter(pk=memory.pk).exists()
+
+
+@pytest.mark.django_db
+def test_a_soft_delete_needs_no_confirmation(user):
+    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    out = StringIO()
+
+    call_command("memory", "delete", str(memory.pk), "--owner", "alice", stdout=out)
+
+    assert out.getvalue() == f"Forgot memory {memory.pk}: User likes tea\n"
+    assert Memory.objects.get(pk=memory.pk).status == "forgotten"
+
+
+@pytest.mark.django_db
+def test_reembed_draws_its_progress_on_stderr_and_prints_the_table_on_stdout(user):
+    for n in range(3):
+        memory_create(owner=user, content=f"User fact number {n}", actor="test")
+    out, err = StringIO(), StringIO()
+
+    call_command("memory", "reembed", "--owner", "alice", stdout=out, stderr=err)
+
+    assert err.getvalue().endswith(f"\rreembed    [{'#' * 30}] 100% 3/3\n")
+    lines = out.getvalue().splitlines()
+    assert lines[0].split() == ["memories", "turns", "episodes", "seconds"]
+    assert lines[2].split()[:3] == ["3", "0", "0"]
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if k not in ("LOG_LEVEL", "DATABASE_URL")}
+    env.update(database_env(), EMBEDDING_PROVIDER="hashing", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.update(extra)
+    return env
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_a_command_run_from_the_shell_prints_its_result_and_no_log_lines(user):
+    memory_create(owner=user, content="User likes tea", actor="test")
+
+    done = subprocess.run(
+        [sys.executable, "manage.py", "memory", "stats", "--owner", "alice"],
+        cwd=ROOT,
+        env=_env(),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[0] == "Memories of alice"
+    assert done.stderr == ""
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_serve_prints_only_the_banner_on_stdout_and_stops_on_sigterm():
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--no-demo", "--workers", "1", "--port", str(port)],
+        cwd=ROOT,
+        env=_env(LOG_LEVEL="WARNING"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and server.poll() is None:
+            with suppress(OSError):
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            time.sleep(0.3)
+        assert server.poll() is None, server.stderr.read()
+
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+    assert server.returncode == 0
+    assert out == f"Agent memory service on http://127.0.0.1:{port}/\n"
