@@ -9,6 +9,7 @@ from django.apps import apps
 from django.contrib.admin.models import LogEntry
 from django.contrib.auth import get_user_model
 
+from accesslog.services import access_log_flush
 from analytics.services import request_stats_flush
 from erasure.models import ErasureReceipt
 from erasure.plan import erasure_plan, kept_with_account
@@ -49,8 +50,9 @@ def world(settings, tmp_path, attachment_dir):
         fill(api=alice_api, user=alice, webhook_url=receiver.url, telegram_user_id=111, say=say, extra_text="(a)")
         fill(api=bob_api, user=bob, webhook_url=receiver.url, telegram_user_id=222, say=say, extra_text="(b)")
         # What is filled or counted after the requests (turn vectors with their cache entries, request
-        # analytics) is in place before the test looks.
+        # analytics, the access log of searches) is in place before the test looks.
         request_stats_flush()
+        access_log_flush()
         background_drain()
         # A turn-vector fill that met a deadlock is retried on the background thread: wait for it.
         for _ in range(50):
