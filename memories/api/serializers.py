@@ -111,6 +111,22 @@ class MemoryOutputSerializer(serializers.ModelSerializer):
         ]
 
 
+class MemoryWriteOutputSerializer(MemoryOutputSerializer):
+    """POST /memories/: the memory the merge decision settled on, and what it did with the text."""
+
+    action = serializers.ChoiceField(choices=["add", "update", "delete", "noop"], read_only=True)
+    previous_id = serializers.UUIDField(read_only=True, required=False)
+    absorbed_by = serializers.UUIDField(
+        read_only=True, allow_null=True, help_text="The existing memory that absorbed the text (noop, update)."
+    )
+    superseded_ids = serializers.ListField(
+        child=serializers.UUIDField(), read_only=True, help_text="Memories this write replaced (delete)."
+    )
+
+    class Meta(MemoryOutputSerializer.Meta):
+        fields = MemoryOutputSerializer.Meta.fields + ["action", "previous_id", "absorbed_by", "superseded_ids"]
+
+
 class MemoryDetailOutputSerializer(MemoryOutputSerializer):
     source_turns = SourceTurnSerializer(source="sources", many=True, read_only=True)
 

@@ -15,6 +15,7 @@ from memories.api.serializers import (
     MemoryEventOutputSerializer,
     MemoryOutputSerializer,
     MemoryUpdateInputSerializer,
+    MemoryWriteOutputSerializer,
     MetricsOutputSerializer,
     SearchInputSerializer,
     SearchOutputSerializer,
@@ -87,9 +88,11 @@ class MemoryListCreateApi(APIView):
 
     @extend_schema(
         request=MemoryCreateInputSerializer,
-        responses={201: MemoryOutputSerializer, 200: MemoryOutputSerializer},
+        responses={201: MemoryWriteOutputSerializer, 200: MemoryWriteOutputSerializer},
         description="Stores a memory through the merge decision: a duplicate reinforces the existing memory "
-        "(200 with `action: noop`), a changed value supersedes the old one.",
+        "(200 with `action: noop` and `absorbed_by` naming it; the text is kept in its history), a changed "
+        "value or a knowledge update (quit, switched to, moved to, 不再, 换成 …) supersedes the old memories "
+        "(201 with `action: delete` and `superseded_ids`).",
     )
     def post(self, request):
         serializer = MemoryCreateInputSerializer(data=request.data)
@@ -104,7 +107,12 @@ class MemoryListCreateApi(APIView):
                 result.memory = memory_update(
                     memory=result.memory, actor=actor, reason="expires_at given at creation", expires_at=expires_at
                 )
-        body = {**MemoryOutputSerializer(result.memory).data, "action": result.action}
+        body = {
+            **MemoryOutputSerializer(result.memory).data,
+            "action": result.action,
+            "absorbed_by": str(result.absorbed_by.pk) if result.absorbed_by is not None else None,
+            "superseded_ids": [str(m.pk) for m in result.superseded],
+        }
         if result.previous is not None:
             body["previous_id"] = str(result.previous.pk)
         code = status.HTTP_201_CREATED if result.action in ("add", "delete") else status.HTTP_200_OK

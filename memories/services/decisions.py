@@ -10,8 +10,9 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 
-from memories import scoring
+from memories import scoring, updates
 from memories.contradiction import contradicts
 from memories.models import EventType, Memory, MemoryRelation, MemorySource, RelationType, Source, Status
 from memories.moderation import looks_like_instruction
@@ -29,9 +30,15 @@ class WriteResult:
     previous: Memory | None = None
     related: list = field(default_factory=list)
     changed: bool = True  # False for a NOOP that only re-read turns already linked (nothing written)
+    superseded: list = field(default_factory=list)  # every memory this write replaced
+
+    @property
+    def absorbed_by(self) -> Memory | None:
+        """The existing memory that took the incoming text in (NOOP or merge), None when it was written."""
+        return self.memory if self.action in ("noop", "update") else None
 
 
-def _similar(owner, agent: str, vector: list[float], limit: int = 5) -> list[tuple[Memory, float]]:
+def _similar(owner, agent: str, vector: list[float], limit: int = 8) -> list[tuple[Memory, float]]:
     literal = "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
@@ -84,18 +91,101 @@ def _same_slot(owner, agent: str, subject: str, predicate: str, vector: list[flo
     return [(m, _cosine(vector, m.embedding)) for m in rows]
 
 
+def _mentioning(owner, agent: str, words: set[str], vector: list[float], known: set) -> list:
+    """Live memories naming one of `words` (the value an update retracts), wherever their vectors are:
+    "quit coffee" must reach "loves coffee" and "espresso every morning" alike."""
+    words = {w for w in words if len(w) >= 2}
+    if not words:
+        return []
+    query = Q()
+    for word in sorted(words)[:6]:
+        query |= Q(content__icontains=word)
+    rows = (
+        Memory.objects.filter(query, owner=owner, agent=agent, status__in=[Status.ACTIVE, Status.ARCHIVED])
+        .exclude(pk__in=known)
+        .exclude(embedding__isnull=True)
+        .order_by("-strength")[:20]
+    )
+    return [(m, _cosine(vector, m.embedding)) for m in rows]
+
+
 def _cosine(a, b) -> float:
     return float(sum(x * y for x, y in zip(a, b)))
 
 
-def _noop(existing: Memory, *, actor: str, session, source_turns: list, reason: str) -> WriteResult:
+def _negative(text: str) -> bool:
+    return _polarity(text) == 1
+
+
+def _polarity(text: str) -> int:
+    from memories.contradiction import _terms
+
+    return _terms(text)[1] % 2
+
+
+def _superseded_ids(memories) -> set:
+    return set(
+        MemoryRelation.objects.filter(target__in=list(memories), type=RelationType.SUPERSEDES).values_list(
+            "target_id", flat=True
+        )
+    )
+
+
+def _update_reason(content: str, existing: Memory, similarity: float, min_similarity: float) -> str:
+    """Why `content` replaces `existing` as a knowledge update, or "" when it does not.
+
+    The cues are in the words: a stop ("quit coffee", "不再喝咖啡") retracts every positive statement
+    naming the thing; a switch ("from vim to VS Code", "moved to Lisbon", "换成绿茶") retracts what held
+    the same place; "these days only …" / "现在只…" retracts the other values of the same habit.
+    """
+    update = updates.update_of(content)
+    if update is None or _negative(existing.content) or updates.update_of(existing.content) == update:
+        return ""
+    existing_terms = updates.terms(existing.content)
+    new_terms = updates.key_terms(update.new) if update.new else set()
+    if new_terms and new_terms <= existing_terms:
+        return ""  # the old memory already states the new value
+    if update.old and updates.names(update.old, existing.content):
+        return f'knowledge update: "{update.old}" no longer holds'
+    slot = update.slot or (updates.slot_of(content) if update.kind != "stop" else "")
+    if slot and updates.slot_of(existing.content) == slot:
+        return f"knowledge update: new {slot} {update.new or content!r}"
+    if update.kind == "stop":
+        return ""
+    new_domain = updates.domain(update.new or content)
+    same_domain = bool(new_domain) and new_domain == updates.domain(existing.content)
+    if update.kind == "switch" and update.new and same_domain:
+        # "switched to VS Code" replaces the editor in use, whatever words (or language) named it.
+        return f'knowledge update: switched to "{update.new}"'
+    if similarity < min_similarity:
+        return ""
+    verb = updates.head_verb(content)
+    same_habit = verb and verb not in ("is", "has", "have", "be") and verb == updates.head_verb(existing.content)
+    if update.kind == "switch" and update.new and same_habit:
+        return f'knowledge update: switched to "{update.new}"'
+    if same_habit and (updates.exclusive(content) or same_domain):
+        return "knowledge update: the habit changed"
+    return ""
+
+
+def _noop(existing: Memory, *, actor: str, session, source_turns: list, reason: str, incoming: str) -> WriteResult:
     """Saying it again reinforces it; re-reading the same turns (a repeated or overlapping
-    extraction) must not, or replays would inflate strength."""
+    extraction) must not, or replays would inflate strength. The history keeps what was said."""
     if _already_read(existing, source_turns):
         return WriteResult("noop", existing, changed=False)
-    memory = memory_reinforce(memory=existing, actor=actor, session=session, reason=reason)
+    memory = memory_reinforce(memory=existing, actor=actor, session=session, reason=reason, incoming=incoming)
     _link_sources(memory, source_turns)
     return WriteResult("noop", memory)
+
+
+def _replacers(memories) -> list[Memory]:
+    return list(
+        Memory.objects.filter(
+            relations_out__target__in=list(memories),
+            relations_out__type=RelationType.SUPERSEDES,
+            status__in=[Status.ACTIVE, Status.ARCHIVED],
+        ).distinct()
+    )
 
 
 @transaction.atomic
@@ -122,7 +212,12 @@ def memory_write(
     replaces: str = "",
 ) -> WriteResult:
     """Store `content` through the merge decision. `replaces` names the text of an existing memory
-    the caller knows this one contradicts (an LLM extractor says so explicitly)."""
+    the caller knows this one contradicts (an LLM extractor says so explicitly).
+
+    Knowledge updates come first: every memory the statement makes stale is superseded at once
+    (archived, out of the prompt). A near duplicate is absorbed only when it carries the same values
+    (numbers, identifiers, names): otherwise it is another fact, or the same fact with a new value.
+    """
     cfg = settings.MEMORY_DECISION
     content = normalize(content)
     retention = retention or scoring.default_retention(category)
@@ -137,12 +232,17 @@ def memory_write(
                 status__in=[Status.FORGOTTEN, Status.REJECTED]
             )[:5]
         )
-    superseded = set(
-        MemoryRelation.objects.filter(target__in=same, type=RelationType.SUPERSEDES).values_list("target_id", flat=True)
-    )
+    superseded = _superseded_ids(same)
     current = [m for m in same if m.pk not in superseded]
     if current:
-        return _noop(current[0], actor=actor, session=source_session, source_turns=source_turns, reason="same content")
+        return _noop(
+            current[0],
+            actor=actor,
+            session=source_session,
+            source_turns=source_turns,
+            reason="same content",
+            incoming=content,
+        )
     restated: list[Memory] = []
     if same:
         if any(_already_read(m, source_turns) for m in same):
@@ -150,14 +250,7 @@ def memory_write(
         # Said again after something superseded it ("tea" → "coffee" → "tea"): the statement is current
         # again. It is written anew (the superseded copy stays, as history) and supersedes in turn what
         # had replaced it.
-        restated = list(
-            Memory.objects.filter(
-                owner=owner,
-                relations_out__target__in=same,
-                relations_out__type=RelationType.SUPERSEDES,
-                status__in=[Status.ACTIVE, Status.ARCHIVED],
-            ).distinct()
-        )
+        restated = _replacers(same)
         candidates = [(m, _cosine(vector, m.embedding)) for m in restated] + [
             (m, sim) for m, sim in candidates if m not in same and m not in restated
         ]
@@ -176,42 +269,67 @@ def memory_write(
         )
         if named is not None and all(m.pk != named.pk for m, _ in candidates):
             candidates.insert(0, (named, 1.0))
-    slot_matches = _same_slot(owner, agent, subject, predicate, vector, {m.pk for m, _ in candidates})
-    for existing, similarity in candidates + slot_matches:
-        replaced = (bool(replaces) and existing.content_hash == content_hash(replaces)) or existing in restated
-        in_slot = bool(subject and predicate) and (existing.subject.lower(), existing.predicate.lower()) == (
-            subject.lower(),
-            predicate.lower(),
+    known = {m.pk for m, _ in candidates}
+    slot_matches = _same_slot(owner, agent, subject, predicate, vector, known)
+    known |= {m.pk for m, _ in slot_matches}
+    update = updates.update_of(content)
+    mentioned = (
+        _mentioning(owner, agent, updates.search_words(update.old), vector, known) if update and update.old else []
+    )
+    pool = candidates + slot_matches + mentioned
+    stale = _superseded_ids(m for m, _ in pool) - {m.pk for m in restated}
+    targets: list[tuple[Memory, str]] = []
+    for existing, similarity in pool:
+        if existing.status == Status.PENDING_REVIEW or existing.pk in stale:
+            continue
+        reason = _supersede_reason(
+            existing, similarity, content=content, subject=subject, predicate=predicate,
+            structured_data=structured_data, replaces=replaces, restated=restated, cfg=cfg,
+        )  # fmt: skip
+        if reason:
+            targets.append((existing, reason))
+    pinned_target = next((m for m, _ in targets if m.pinned), None)
+    if pinned_target is not None:
+        # A person pinned the old memory: the contradiction waits for review instead of winning.
+        review = f"contradicts pinned memory {pinned_target.pk}"
+        new = memory_create(**fields, status=Status.PENDING_REVIEW, reason=review)
+        Memory.objects.filter(pk=new.pk).update(review_reason=review[:200])
+        new.review_reason = review[:200]
+        MemoryRelation.objects.get_or_create(
+            owner_id=owner.pk, source=new, target=pinned_target, type=RelationType.CONTRADICTS
         )
-        if existing.status == Status.PENDING_REVIEW or (
-            similarity < cfg["CONTRADICTION_MIN_SIMILARITY"] and not replaced and not in_slot
-        ):
-            continue
-        old_value = (existing.structured_data or {}).get("value", "")
-        new_value = (structured_data or {}).get("value", "")
-        if not replaced and not contradicts(
-            existing.content, content, existing.subject, subject, existing.predicate, predicate, old_value, new_value
-        ):
-            continue
-        if existing.pinned:
-            # A person pinned the old memory: the contradiction waits for review instead of winning.
-            review = f"contradicts pinned memory {existing.pk}"
-            new = memory_create(**fields, status=Status.PENDING_REVIEW, reason=review)
-            Memory.objects.filter(pk=new.pk).update(review_reason=review[:200])
-            new.review_reason = review[:200]
-            MemoryRelation.objects.get_or_create(
-                owner_id=owner.pk, source=new, target=existing, type=RelationType.CONTRADICTS
-            )
-            return WriteResult("add", new, related=[existing])
-        new = memory_create(**fields, status=status, reason=f"supersedes {existing.pk}")
-        _supersede(old=existing, new=new, actor=actor, session=source_session)
-        return WriteResult("delete", new, previous=existing)
+        return WriteResult("add", new, related=[pinned_target])
+    if targets:
+        olds = ", ".join(str(m.pk) for m, _ in targets)
+        new = memory_create(**fields, status=status, reason=f"supersedes {olds}: {targets[0][1]}"[:500])
+        for old, reason in targets:
+            _supersede(old=old, new=new, actor=actor, session=source_session, reason=reason)
+        return WriteResult("delete", new, previous=targets[0][0], superseded=[m for m, _ in targets])
 
     best = candidates[0] if candidates else None
-    if best and best[1] >= cfg["DUPLICATE_SIMILARITY"]:
-        return _noop(best[0], actor=actor, session=source_session, source_turns=source_turns, reason="near duplicate")
+    if best and best[1] >= cfg["DUPLICATE_SIMILARITY"] and _absorbs(best[0].content, content):
+        if best[0].pk in stale:
+            # Close to a statement that was superseded: the old state holds again, so what replaced it
+            # is stale now. Reinforcing the archived copy would leave both values live.
+            replacers = _replacers([best[0]])
+            new = memory_create(**fields, status=status, reason=f"restates {best[0].pk}")
+            for old in replacers:
+                _supersede(old=old, new=new, actor=actor, session=source_session, reason="restated earlier value")
+            return WriteResult("delete" if replacers else "add", new, previous=best[0], superseded=replacers)
+        return _noop(
+            best[0],
+            actor=actor,
+            session=source_session,
+            source_turns=source_turns,
+            reason="near duplicate",
+            incoming=content,
+        )
+    kept = (content if len(content) >= len(best[0].content) else best[0].content) if best else ""
     if (
         best
+        and _absorbs(kept, best[0].content)
+        and _absorbs(kept, content)
+        and best[0].pk not in stale
         and best[1] >= cfg["UPDATE_SIMILARITY"]
         and best[0].category == category
         # Instruction-like text must not slip into an active memory by way of a merge: it is added
@@ -227,7 +345,8 @@ def memory_write(
             event_type=EventType.MERGE,
             reason="refined by a closer statement",
             session=source_session,
-            content=content if len(content) >= len(existing.content) else existing.content,
+            note={"incoming": content},
+            content=kept,
             importance=max(existing.importance, scoring.importance_value(importance)),
             strength=scoring.reinforce(existing.strength),
         )
@@ -242,15 +361,63 @@ def memory_write(
     return WriteResult("add", new, related=related)
 
 
-def _supersede(*, old: Memory, new: Memory, actor: str, session=None) -> None:
+def _absorbs(kept: str, other: str) -> bool:
+    """May the text `kept` stand for both? Only when it carries every value of the other (numbers,
+    identifiers, names) and says the same thing (not its negation): "db-01 … 10.0.0.11" never absorbs
+    "db-02 … 10.0.0.12", "plays tennis on Mondays and Fridays" does absorb "… on Mondays"."""
+    return updates.values(other) <= updates.values(kept) and _polarity(kept) == _polarity(other)
+
+
+def _supersede_reason(
+    existing: Memory,
+    similarity: float,
+    *,
+    content: str,
+    subject: str,
+    predicate: str,
+    structured_data: dict | None,
+    replaces: str,
+    restated: list,
+    cfg: dict,
+) -> str:
+    """Why the incoming statement makes `existing` stale, or "" when both stand."""
+    if replaces and existing.content_hash == content_hash(replaces):
+        return "the extractor named it as replaced"
+    if existing in restated:
+        return "restated earlier value"
+    min_similarity = cfg["CONTRADICTION_MIN_SIMILARITY"]
+    in_slot = bool(subject and predicate) and (existing.subject.lower(), existing.predicate.lower()) == (
+        subject.lower(),
+        predicate.lower(),
+    )
+    old_value = (existing.structured_data or {}).get("value", "")
+    new_value = (structured_data or {}).get("value", "")
+    if (similarity >= min_similarity or in_slot) and contradicts(
+        existing.content, content, existing.subject, subject, existing.predicate, predicate, old_value, new_value
+    ):
+        return f"contradicted: {subject} {predicate} changed" if in_slot else "contradicted by a negation"
+    reason = _update_reason(content, existing, similarity, min_similarity)
+    if reason:
+        return reason
+    if similarity >= min_similarity and updates.value_change(existing.content, content):
+        return "knowledge update: new value for the same thing"
+    return ""
+
+
+def _supersede(*, old: Memory, new: Memory, actor: str, session=None, reason: str = "") -> None:
+    """The old memory leaves the prompt and implicit recall at once (archived, ×0.5, unpinned), stays
+    searchable as history below the new value, and both rows say why."""
     penalised = scoring.contradict(old.strength)
     status = scoring.status_for_strength(penalised, retention=old.retention, current=old.status)
+    if status == Status.ACTIVE:
+        status = Status.ARCHIVED
     memory_update(
         memory=old,
         actor=actor,
         event_type=EventType.SUPERSEDE,
-        reason=f"superseded by {new.pk}",
+        reason=f"superseded by {new.pk}: {reason}" if reason else f"superseded by {new.pk}",
         session=session,
+        note={"superseded_by": str(new.pk), "incoming": new.content},
         strength=penalised,
         status=status,
         pinned=False,

@@ -193,6 +193,7 @@ def memory_update(
     reason: str = "",
     session=None,
     moderator: bool = False,
+    note: dict | None = None,
     **changes: Any,
 ) -> Memory:
     """Apply `changes` (editable fields only), re-embedding when the content changes.
@@ -200,6 +201,7 @@ def memory_update(
     Moderation holds here for every caller: only a `moderator` (staff) moves a memory out of
     pending_review or rejected into a live status, and new content, or a forgotten memory brought
     back, is checked again (a moderator setting the status in the same call has decided already).
+    `note` goes into the history row beside the new version (what was merged in, what superseded it).
     """
     unknown = set(changes) - EDITABLE_FIELDS
     if unknown:
@@ -239,7 +241,13 @@ def memory_update(
     if memory.content != before["content"] or memory.subject != before["subject"]:
         memory_entities_link(memory=memory, relink=True)
     memory_event_record(
-        memory=memory, event_type=event_type, actor=actor, before=before, after=after, reason=reason, session=session
+        memory=memory,
+        event_type=event_type,
+        actor=actor,
+        before=before,
+        after={**after, **(note or {})},
+        reason=reason,
+        session=session,
     )
     event_publish(owner_id=memory.owner_id, type="memory.changed", data=_changed_payload(memory, event_type))
     return memory
@@ -259,7 +267,9 @@ def memory_restore(*, memory: Memory, actor: str, moderator: bool = False) -> Me
 
 
 @transaction.atomic
-def memory_reinforce(*, memory: Memory, actor: str, session=None, reason: str = "") -> Memory:
+def memory_reinforce(*, memory: Memory, actor: str, session=None, reason: str = "", incoming: str = "") -> Memory:
+    """Said again: stronger. `incoming` is the text that was said, kept in the history row (nothing
+    accepted is lost, even when it is absorbed)."""
     memory = Memory.objects.select_for_update().get(pk=memory.pk)
     before = memory_snapshot(memory)
     memory.strength = scoring.reinforce(memory.strength)
@@ -274,7 +284,7 @@ def memory_reinforce(*, memory: Memory, actor: str, session=None, reason: str = 
         event_type=EventType.REINFORCE,
         actor=actor,
         before=before,
-        after=memory_snapshot(memory),
+        after={**memory_snapshot(memory), **({"incoming": incoming} if incoming else {})},
         reason=reason,
         session=session,
     )

@@ -57,8 +57,8 @@ def test_create_memory_returns_201_with_action_add(api, user):
     # then it is added with those values (content trimmed), from an explicit user write
     assert response.status_code == 201
     body = response.json()
-    assert set(body) == MEMORY_FIELDS | {"action"}
-    assert body["action"] == "add"
+    assert set(body) == MEMORY_FIELDS | {"action", "absorbed_by", "superseded_ids"}
+    assert (body["action"], body["absorbed_by"], body["superseded_ids"]) == ("add", None, [])
     memory = Memory.objects.get(pk=body["id"])
     assert memory.owner == user
     assert body["content"] == memory.content == "I prefer green tea over coffee"

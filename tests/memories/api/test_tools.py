@@ -35,10 +35,10 @@ def test_a_contradicting_write_supersedes_the_old_memory(api, user):
     # when the agent writes its negation
     new = _write(api, "User no longer drinks coffee every morning", category="workflow")
 
-    # then the new memory supersedes the old one, halved
+    # then the new memory supersedes the old one, halved and archived
     assert new["action"] == "delete"
     old_row = Memory.objects.get(pk=old["id"])
-    assert (old_row.strength, old_row.status) == (0.3, "active")
+    assert (old_row.strength, old_row.status) == (0.3, "archived")
     assert set(
         MemoryRelation.objects.filter(source_id=new["memory"]["id"], target=old_row).values_list("type", flat=True)
     ) == {"supersedes", "contradicts"}

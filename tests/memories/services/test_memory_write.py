@@ -358,20 +358,27 @@ def test_a_changed_value_supersedes_the_old_memory(user, monkeypatch):
     # when the user now prefers coffee
     result = coffee(user, importance="high")
 
-    # then the coffee memory is new (0.8) and the tea memory is halved to exactly 0.3 (still active)
+    # then the coffee memory is new (0.8) and the tea memory is halved to exactly 0.3 and archived: it
+    # leaves the prompt and implicit recall at once
+
     assert result.action == "delete"
     assert result.previous.pk == old.pk
     new = result.memory
     assert (new.content, new.strength, new.status) == ("User prefers coffee in the morning", 0.8, "active")
     old.refresh_from_db()
     assert old.strength == 0.3
-    assert (old.status, old.pinned, old.hit_count) == ("active", False, 0)
+    assert (old.status, old.pinned, old.hit_count) == ("archived", False, 0)
     assert event_types(old) == ["add", "supersede"]
+    # and both history rows say why
     supersede = MemoryEvent.objects.get(memory=old, event_type="supersede")
     assert (supersede.before["strength"], supersede.after["strength"]) == (0.6, 0.3)
-    assert supersede.reason == f"superseded by {new.pk}"
+    assert supersede.reason == f"superseded by {new.pk}: contradicted: drink preference prefers changed"
+    assert (supersede.after["superseded_by"], supersede.after["incoming"]) == (str(new.pk), new.content)
     assert event_types(new) == ["add"]
-    assert MemoryEvent.objects.get(memory=new).reason == f"supersedes {old.pk}"
+    assert (
+        MemoryEvent.objects.get(memory=new).reason
+        == f"supersedes {old.pk}: contradicted: drink preference prefers changed"
+    )
     # and the new memory supersedes and contradicts the old one
     relations = set(MemoryRelation.objects.values_list("source_id", "target_id", "type"))
     assert relations == {(new.pk, old.pk, "supersedes"), (new.pk, old.pk, "contradicts")}
@@ -387,8 +394,8 @@ def test_a_changed_value_supersedes_the_old_memory(user, monkeypatch):
 @pytest.mark.parametrize(
     ("strength", "retention", "status"),
     [
-        (0.8, "long", "active"),  # 0.4
-        (0.4, "long", "active"),  # 0.2: at the archive threshold, not below it
+        (0.8, "long", "archived"),  # 0.4: above the archive threshold, archived all the same (superseded)
+        (0.4, "long", "archived"),  # 0.2
         (0.3, "long", "archived"),  # 0.15 < 0.2
         (0.08, "long", "forgotten"),  # 0.04 < 0.05
         (0.08, "permanent", "archived"),  # permanent memories are never forgotten automatically
@@ -453,7 +460,7 @@ def test_a_negation_flip_supersedes(user):
     assert result.action == "delete"
     assert result.previous.pk == old.pk
     old.refresh_from_db()
-    assert (old.strength, old.status) == (0.3, "active")
+    assert (old.strength, old.status) == (0.3, "archived")
 
 
 def test_a_multi_valued_slot_keeps_both_values(user):
@@ -533,7 +540,7 @@ def test_going_back_to_a_superseded_value_makes_it_current_again(user):
     assert (new_tea.content, new_tea.strength, new_tea.status) == ("User prefers tea in the morning", 0.6, "active")
     coffee_memory.refresh_from_db()
     old_tea.refresh_from_db()
-    assert (coffee_memory.strength, coffee_memory.status) == (0.3, "active")
+    assert (coffee_memory.strength, coffee_memory.status) == (0.3, "archived")
     assert (old_tea.strength, old_tea.hit_count, event_types(old_tea)) == (0.3, 0, ["add", "supersede"])
     assert set(MemoryRelation.objects.filter(type="supersedes").values_list("source_id", "target_id")) == {
         (coffee_memory.pk, old_tea.pk),

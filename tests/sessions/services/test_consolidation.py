@@ -266,7 +266,7 @@ def test_mixed_session_stats_equal_the_actual_changes(user, monkeypatch):
     coffee = Memory.objects.get(content="User prefers coffee in the morning")
     berlin = Memory.objects.get(content="User lives in Berlin")
     assert rows(user) == [
-        ("User prefers tea in the morning", "preference", "active", 0.3, 0),
+        ("User prefers tea in the morning", "preference", "archived", 0.3, 0),
         ("User's favorite color is blue", "preference", "active", 0.68, 1),
         ("User likes jazz", "preference", "forgotten", 0.6, 0),
         ("User prefers coffee in the morning", "preference", "active", 0.7, 0),
@@ -468,11 +468,12 @@ def test_a_negated_statement_in_a_later_session_supersedes_the_old_one(user, mon
         conversation(user, "user: I don't like jazz anymore.", "assistant: Understood.", "user: Thanks.")
     )
 
-    # then the new statement supersedes the old one, which is halved, and a contradiction is published
+    # then the new statement supersedes the old one, which is halved and archived, and a contradiction is
+    # published
     [superseding] = stats.superseded
     dislikes = Memory.objects.get(pk=superseding["id"])
     assert superseding["previous_id"] == str(likes.pk)
     assert dislikes.content == "User doesn't like jazz"
     likes.refresh_from_db()
-    assert (likes.strength, likes.status) == (0.3, "active")
+    assert (likes.strength, likes.status) == (0.3, "archived")
     assert [e["old"]["id"] for e in of_type(events, "memory.contradiction")] == [str(likes.pk)]

@@ -1,0 +1,338 @@
+"""Knowledge updates: what a new statement says no longer holds, and which values it carries.
+
+Two questions the merge decision asks of every incoming memory, in English and Chinese:
+- does it announce a change ("quit coffee", "switched from vim to VS Code", "moved to Lisbon",
+  "these days only drinks green tea", "不再喝咖啡", "搬到上海", "换成绿茶")? Then the memories stating
+  the old state are superseded, however far their vectors are from the new sentence;
+- which values does it carry (numbers, identifiers, dates, names)? Two sentences that differ only in
+  a value are different facts ("db-01 … 10.0.0.11" / "db-02 … 10.0.0.12"), or the same fact with a
+  new value ("my locker code is 9902" after "… is 4471"), never a duplicate to drop.
+"""
+
+import re
+from dataclasses import dataclass
+
+from memories.extraction.lexicon import domain_of
+from memories.text import cjk_ngrams
+
+# Identifiers and numbers: anything with a digit ("db-01", "10.0.0.11", "9902", "2024-05-06", "3pm").
+_NUMBERISH = re.compile(r"[A-Za-z0-9][\w.:/@+-]*\d[\w.:/@+-]*|\d+")
+# Names: capitalised words after the first word ("Lisbon", "VS Code"); the subject words are not values.
+_NAME = re.compile(r"(?<![\w'])[A-Z][\w'-]*")
+_QUOTED = re.compile(r"[\"“«'‘]([^\"”»'’]{1,80})[\"”»'’]")
+_CJK_DIGITS = re.compile(r"[0-9０-９]+")
+_NOT_NAMES = {"i", "user", "user's", "the", "a", "an", "my", "he", "she", "they", "we", "it", "this", "that"}
+_MONTHS = (
+    "january february march april may june july august september october november december "
+    "jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday"
+).split()
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a sentence carries, case-folded: numbers and identifiers, quoted strings, names."""
+    found = {m.group(0).rstrip(".:").casefold() for m in _NUMBERISH.finditer(text)}
+    found |= {m.group(1).strip().casefold() for m in _QUOTED.finditer(text)}
+    words = text.split()
+    for m in _NAME.finditer(" ".join(words[1:])):
+        word = re.sub(r"'s$", "", m.group(0).rstrip(".,;:!?")).casefold()
+        if word not in _NOT_NAMES:
+            found.add(word)
+    found |= {d.casefold() for d in _CJK_DIGITS.findall(text)}
+    return frozenset(v for v in found if v)
+
+
+def frame(text: str) -> str:
+    """The sentence with its values masked: "server <v> has ip address <v>"."""
+    masked = _NUMBERISH.sub("<v>", text)
+    words = masked.split()
+    if len(words) > 1:
+        masked = words[0] + " " + _NAME.sub("<v>", " ".join(words[1:]))
+    return re.sub(r"\s+", " ", masked).strip(" .!").casefold()
+
+
+# Where the subject of a statement ends: values before it name *which* thing (db-01), values after
+# it are *what* that thing is (10.0.0.11).
+_EN_VERB = re.compile(
+    r"\s(?:is|are|was|were|has|have|had|uses|use|lives|live|works|work|prefers|prefer|likes|like|loves|"
+    r"love|owns|own|drives|drive|reads|read|runs|run|costs|cost|equals|means|weighs|measures|holds|"
+    r"hosts|points to|opens|starts|ends|=)\s",
+    re.I,
+)
+_ZH_VERB = re.compile(r"是|在|有|为|住|叫|用|喜欢|等于")
+# Events accumulate ("visited Paris in 2019", "visited Rome in 2021"): a new one is another fact.
+_EVENT_VERB = re.compile(
+    r"\b(?:visited|went|met|saw|bought|attended|ran|ate|took|did|got|made|read|watched|finished|completed|"
+    r"started|won|lost|traveled|travelled|called|wrote|sent|played|joined|celebrated|hiked|flew|drove|"
+    r"booked|paid|spent|tried|learned|learnt|built|shipped|released|fixed|deployed)\b",
+    re.I,
+)
+
+
+def _subject_values(text: str) -> frozenset[str]:
+    """Values naming which thing a statement is about: those before its verb, or, when no verb is
+    known, the first value ("Employee E0005 sits at desk 105": E0005)."""
+    match = _EN_VERB.search(text) or _ZH_VERB.search(text)
+    if match:
+        return values(text[: match.start()])
+    first = _NUMBERISH.search(text)
+    return frozenset({first.group(0).rstrip(".:").casefold()}) if first else frozenset()
+
+
+def value_change(old: str, new: str) -> bool | None:
+    """Compare two sentences of the same frame. True: the same thing got a new value (a supersede);
+    False: they are about different things (two memories); None: not the same frame, or no values."""
+    old_values, new_values = values(old), values(new)
+    if not (old_values or new_values) or old_values == new_values or frame(old) != frame(new):
+        return None
+    if _subject_values(old) != _subject_values(new):
+        return False  # "db-01 has …" / "db-02 has …": two servers
+    if _EVENT_VERB.search(new) and not re.search(r"\b(?:is|are|was|were)\b", new, re.I):
+        return False  # another event, not a correction of the first
+    return True
+
+
+# --- update cues ------------------------------------------------------------------------------
+
+_STOP_WORDS = {
+    "i", "me", "my", "the", "a", "an", "to", "of", "for", "in", "on", "at", "and", "or", "is", "am", "are",
+    "was", "be", "been", "user", "user's", "it", "do", "does", "did", "have", "has", "had", "any", "some",
+    "completely", "entirely", "totally", "altogether", "fully", "now", "anymore", "more", "longer",
+    "these", "days", "nowadays", "only", "just", "really", "actually", "instead", "since", "ago", "last",
+    "this", "that", "year", "month", "week", "recently", "lately", "already", "every", "single", "all", "as",
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "few", "several",
+    "not", "no", "never", "don't", "doesn't", "didn't", "quit", "stopped", "gave", "up", "switched",
+    "moved", "changed", "from", "with", "into", "over", "so", "too", "also", "much", "big", "cup", "lot",
+}  # fmt: skip
+# Verbs carry the slot, not the value: "drinks green tea" and "drinks espresso" share "drink".
+_WORD = re.compile(r"[a-z0-9][a-z0-9'+#.-]*")
+# Kinds of a thing: quitting coffee quits the espresso too.
+_KIND_OF = {
+    "espresso": "coffee", "latte": "coffee", "cappuccino": "coffee", "americano": "coffee",
+    "flat white": "coffee", "mocha": "coffee", "macchiato": "coffee", "拿铁": "咖啡", "美式": "咖啡",
+    "浓缩咖啡": "咖啡", "cigarette": "smoke", "cigarettes": "smoke", "香烟": "烟",
+    "beer": "alcohol", "wine": "alcohol", "whiskey": "alcohol", "啤酒": "酒", "红酒": "酒", "白酒": "酒",
+    "steak": "meat", "beef": "meat", "pork": "meat", "chicken": "meat", "bacon": "meat",
+    "牛肉": "肉", "猪肉": "肉", "鸡肉": "肉",
+}  # fmt: skip
+
+
+def stem(word: str) -> str:
+    """A crude stem that maps the forms of one word together ("lives", "lived", "living" → "liv")."""
+    if len(word) > 4 and word.endswith("ies"):
+        word = word[:-3] + "y"
+    elif len(word) > 4 and re.search(r"(?:s|x|z|ch|sh)es$", word):
+        word = word[:-2]
+    else:
+        for suffix in ("ing", "ed", "s"):
+            if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+                word = word[: -len(suffix)]
+                break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # "stopp(ed)", "runn(ing)"
+    if len(word) > 2 and word.endswith("e") and not word.endswith("ee"):
+        word = word[:-1]
+    return word
+
+
+_VERBS = (
+    "drink eat use like love live work play go make take prefer enjoy want need get keep run drive own read "
+    "watch listen wear study smoke do have"
+)
+_COMMON_VERBS = {stem(v) for v in _VERBS.split()} | set(_VERBS.split())
+
+
+def terms(text: str) -> set[str]:
+    """Content terms of a phrase: stemmed English words without fillers, CJK character bigrams, and
+    the kind each term belongs to ("espresso" also counts as "coffee")."""
+    lowered = text.casefold().replace("’", "'")
+    found = {stem(w.strip(".'")) for w in _WORD.findall(lowered) if w.strip(".'") not in _STOP_WORDS}
+    for kind, parent in _KIND_OF.items():
+        if kind in lowered:
+            found.add(stem(parent) if parent.isascii() else parent)
+    cjk = "".join(ch if "\u4e00" <= ch <= "\u9fff" else " " for ch in _CJK_NOISE.sub(" ", lowered))
+    found |= set(cjk_ngrams(cjk, for_query=True).split())
+    for kind, parent in _KIND_OF.items():
+        if not kind.isascii() and kind in text:
+            found.add(parent)
+    return {t for t in found if t and t not in _STOP_WORDS}
+
+
+_CJK_NOISE = re.compile(
+    r"用户|不再|已经|现在|只|了|戒掉|戒了|戒|搬到|搬去|换成|改成|改用|再也不|不|从|都|每天|早上|喜欢"
+)
+
+
+def key_terms(text: str) -> set[str]:
+    """The terms that name the thing itself, verbs left out: "drink coffee" → {"coffee"}."""
+    found = terms(text)
+    nouns = {t for t in found if t not in _COMMON_VERBS}
+    return nouns or found
+
+
+_ZH_VERB_LEAD = re.compile(r"^(?:喝|吃|抽|用|玩|看|听|去|在|做|开)+")
+
+
+def names(phrase: str, text: str) -> bool:
+    """Does `text` name the thing `phrase` is about ("coffee" in "loves coffee", "烟" in "每天抽烟")?"""
+    if key_terms(phrase) & terms(text):
+        return True
+    core = _ZH_VERB_LEAD.sub("", phrase.strip()).rstrip("了")
+    return bool(core) and not core.isascii() and (core in text or _KIND_OF.get(core, "\0") in text)
+
+
+def search_words(phrase: str) -> set[str]:
+    """Words to look a retracted value up by, its kinds included ("coffee" → "espresso", "latte", …)."""
+    words = key_terms(phrase)
+    core = _ZH_VERB_LEAD.sub("", phrase.strip()).rstrip("了")
+    if core and not core.isascii():
+        words.add(core)
+    return words | {kind for kind, parent in _KIND_OF.items() if parent in words or stem(parent) in words}
+
+
+def head_verb(text: str) -> str:
+    """The statement's main verb, stemmed, after its subject and adverbs ("User now only drinks …" → drink)."""
+    words = [w for w in _WORD.findall(text.casefold()) if w not in _STOP_WORDS or w in ("has", "have", "is")]
+    for word in words:
+        if word in _NOT_NAMES or word in ("now", "only", "mostly", "usually", "always"):
+            continue
+        return stem(word)
+    body = text.replace("用户", "")
+    for zh in ("喝", "吃", "住", "用", "在", "玩", "听", "看", "开"):
+        if zh in body:
+            return zh
+    return ""
+
+
+@dataclass(frozen=True)
+class Update:
+    """A statement that something changed. `old` is what no longer holds ("" when unnamed), `new` what
+    holds now ("" for a plain stop), `slot` what changed when the verb says it ("residence", "employer")."""
+
+    kind: str  # stop | switch | now
+    old: str = ""
+    new: str = ""
+    slot: str = ""
+
+
+_EN_SWITCH = [
+    re.compile(
+        r"\b(?:switched|switches|changed|changes|moved|moves|migrated|migrates|went|converted|upgraded|"
+        r"transitioned|relocated)\s+(?:over\s+)?from\s+(?P<old>.+?)\s+(?:to|into|for)\s+(?P<new>.+)",
+        re.I,
+    ),
+    re.compile(r"\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+)", re.I),
+    re.compile(
+        r"\b(?:switched|switches|changed|changes|migrated|migrates|moved over|converted)\s+to\s+(?P<new>.+?)"
+        r"(?:\s+(?:instead of|rather than|in place of)\s+(?P<old>.+))?$",
+        re.I,
+    ),
+    re.compile(
+        r"\b(?:uses|use|drinks|drink|prefers|prefer|eats|eat)\s+(?P<new>.+?)\s+"
+        r"(?:instead of|rather than)\s+(?P<old>.+)",
+        re.I,
+    ),
+]
+_EN_MOVE = re.compile(
+    r"\b(?:moved|moves|relocated|relocates|has moved|just moved)\s+(?:back\s+)?to\s+(?P<new>.+)", re.I
+)
+_EN_JOB = re.compile(
+    r"\b(?:joined|joins|started (?:a new job |working )?at|now works (?:at|for)|started working for|"
+    r"took a (?:new )?job at|was hired by|got a job at)\s+(?P<new>.+)",
+    re.I,
+)
+_EN_STOP = [
+    re.compile(
+        r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|dropped|ditched)\s+(?P<old>.+)",
+        re.I,
+    ),
+    re.compile(r"\bno longer\s+(?P<old>.+)", re.I),
+    re.compile(
+        r"\b(?:doesn't|does not|don't|do not|isn't|is not|aren't|are not|won't|can't|cannot)\s+(?P<old>.+?)\s+"
+        r"(?:anymore|any more|any longer|these days|nowadays)\b",
+        re.I,
+    ),
+    re.compile(r"\bnot\s+(?P<old>.+?)\s+(?:anymore|any more|any longer)\b", re.I),
+]
+_EN_NOW = re.compile(
+    r"\b(?:now|nowadays|these days|currently|from now on)\b|\bonly\s+\w+s?\b.*\b(?:now|these days|nowadays)\b",
+    re.I,
+)
+_EN_NOW_ONLY = re.compile(r"\b(?:these days|nowadays|now)\b.*\bonly\b|\bonly\b.*\b(?:these days|nowadays|now)\b", re.I)
+_ZH_SWITCH = re.compile(
+    r"从(?P<old>.+?)(?:换成了?|换到了?|改成了?|改为|改用|搬到了?|搬去了?|转到了?|跳槽到了?)(?P<new>.+)"
+)
+_ZH_MOVE = re.compile(r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>.+)")
+_ZH_JOB = re.compile(r"(?:跳槽到了?|入职了?|加入了?|去了)(?P<new>.+?)(?:工作|上班)?$")
+_ZH_CHANGE = re.compile(r"(?:换成了?|改成了?|改为|改用了?|换用了?)(?P<new>.+)")
+_ZH_STOP = [
+    re.compile(r"(?:不再|再也不|已经不|戒掉了?|戒了)(?P<old>.+)"),
+    re.compile(r"不(?P<old>[\u4e00-\u9fff].+?)了$"),
+]
+_ZH_NOW = re.compile(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只)|如今|这些天只|最近只")
+_TRAILER = re.compile(
+    r"\s*(?:,|;|\.|!|\bnow\b|\bthese days\b|\bnowadays\b|\binstead\b|\banymore\b|\bcompletely\b|\blast\b.*"
+    r"|\b(?:a|an|one|two|three|four|five|six|several|few|couple of)\s+(?:days?|weeks?|months?|years?)\b.*"
+    r"|\b(?:in|on|this|since)\s+(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december|spring|summer|autumn|fall|winter)\b.*|\byesterday\b.*|\btoday\b.*|\brecently\b.*"
+    r"|\bin \d{4}\b.*|\bsince\b.*|\bbecause\b.*|\bafter\b.*|\bas an?\b.*|了$|[。，；！,])[^。，；！,]*$",
+    re.I,
+)
+
+
+def _clean(value: str) -> str:
+    return _TRAILER.sub("", value.strip()).strip(" ,.;!。，")
+
+
+_RESIDENCE = re.compile(r"\b(?:lives?|living|resides?|based|moved|relocated|home)\b|住|搬", re.I)
+_EMPLOYER = re.compile(
+    r"\b(?:works?|working|employed) (?:at|for)\b|\b(?:job at|joined|hired by)\b|在.+(?:工作|上班)|入职|跳槽", re.I
+)
+
+
+def update_of(text: str) -> Update | None:
+    """The change a statement announces, if it announces one."""
+    lowered = text.replace("’", "'")
+    for pattern in _EN_SWITCH:
+        m = pattern.search(lowered)
+        if m:
+            old = _clean(m.groupdict().get("old") or "")
+            slot = "residence" if re.search(r"\bmoved\b|\brelocated\b", m.group(0), re.I) else ""
+            return Update("switch", old=old, new=_clean(m.group("new")), slot=slot)
+    m = _ZH_SWITCH.search(lowered)
+    if m:
+        slot = "residence" if "搬" in m.group(0) else ("employer" if "跳槽" in m.group(0) else "")
+        return Update("switch", old=_clean(m.group("old")), new=_clean(m.group("new")), slot=slot)
+    m = _EN_MOVE.search(lowered) or _ZH_MOVE.search(lowered)
+    if m:
+        return Update("switch", new=_clean(m.group("new")), slot="residence")
+    m = _EN_JOB.search(lowered) or _ZH_JOB.search(lowered)
+    if m:
+        return Update("switch", new=_clean(m.group("new")), slot="employer")
+    m = _ZH_CHANGE.search(lowered)
+    if m:
+        return Update("switch", new=_clean(m.group("new")))
+    for pattern in _EN_STOP + _ZH_STOP:
+        m = pattern.search(lowered)
+        if m:
+            return Update("stop", old=_clean(m.group("old")))
+    if _EN_NOW.search(lowered) or _ZH_NOW.search(lowered):
+        return Update("now")
+    return None
+
+
+def exclusive(text: str) -> bool:
+    """ "these days only …", "现在只…": the new value is the only one."""
+    return bool(_EN_NOW_ONLY.search(text) or re.search(r"现在只|现在每天只|这些天只|最近只|现在一般只", text))
+
+
+def slot_of(text: str) -> str:
+    if _RESIDENCE.search(text):
+        return "residence"
+    if _EMPLOYER.search(text):
+        return "employer"
+    return ""
+
+
+def domain(text: str) -> str:
+    """The lexicon's domain of the thing named ("VS Code", "vim" → editor), ASCII names inside Chinese too."""
+    return domain_of(text) or domain_of(re.sub(r"[\u3400-\u9fff]+", " ", text))
