@@ -19,6 +19,7 @@ from memories.extraction.candidates import (
     named_entities,
     tool_entities,
 )
+from memories.extraction.changes import chinese_change
 from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date, find_past_date
 from memories.extraction.phrasing import cjk_count, slot_key, split_clauses, strip_zh_end, zh_third_person
 from memories.providers.llm import CandidateMemory
@@ -1035,6 +1036,7 @@ def _named(text: str, ctx: Ctx) -> CandidateMemory | None:
 
 
 _CLAUSE_RULES: list[Rule] = [
+    chinese_change,  # knowledge updates first: 不再…, 戒了…, 换成…, 现在只…
     _decision,
     _birthday,
     _health,

@@ -21,6 +21,7 @@ from memories.extraction.candidates import (
     named_entities,
     tool_entities,
 )
+from memories.extraction.changes import english_change
 from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date, find_past_date
 from memories.extraction.phrasing import (
     ADVERB_RUN,
@@ -1567,6 +1568,7 @@ def _named(clause: str, ctx: Ctx) -> CandidateMemory | None:
 
 
 _CLAUSE_RULES: list[Rule] = [
+    english_change,  # knowledge updates first: "I quit …", "I switched from … to …", "I moved to …"
     _skill,
     _decision,
     _todo,

@@ -12,7 +12,11 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_PUNCT = "。！？；，、：「」『』（）《》“”‘’…"
 
 # Sentence ends: western punctuation followed by space, CJK punctuation anywhere, line breaks.
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；!?;])|\n+")
+# Not after a title or a common abbreviation: "St. Mary's Hospital" is one name, "Dr. Lee" one person.
+_SENTENCE_END = re.compile(
+    r"(?<!\bSt\.)(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bJr\.)(?<!\bSr\.)(?<!\bProf\.)(?<!\bvs\.)"
+    r"(?<!\be\.g\.)(?<!\bi\.e\.)(?<=[.!?])\s+|(?<=[。！？；!?;])|\n+"
+)
 _BULLET = re.compile(r"^\s*(?:[-*•>]+|\d+[.)])\s+")
 
 

@@ -263,6 +263,17 @@ Each memory has these fields:
   "记住…", "forget …").
 - contradicts: the exact text of an existing memory that this one corrects or replaces,
   otherwise "".
+
+Knowledge updates: when the user says something no longer holds or has changed ("I quit coffee",
+"I don't … anymore", "I no longer …", "I switched from vim to VS Code", "I moved to Lisbon",
+"I joined Acme", "I now prefer …", "these days I only …", "不再…", "戒了…", "搬到…", "换成…",
+"现在只…"), write the change as its own memory in words that keep the cue ("User quit coffee",
+"User switched from vim to VS Code", "用户搬到了上海"), with the slot's subject and predicate and the
+new value, and set contradicts to the existing memory it replaces. When a new value is also said,
+write it too ("User only drinks green tea in the morning these days"). A changed value of the same
+thing (a new locker code, a new address) is an update; two facts about different things that differ
+only in a number, name, date or identifier ("db-01 has IP 10.0.0.11", "db-02 has IP 10.0.0.12")
+are two memories, never one. Restating something already known is not new: leave it out.
 """
 
 EPISODE_SYSTEM = """\

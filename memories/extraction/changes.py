@@ -1,0 +1,138 @@
+"""Statements that something changed: "I quit coffee", "I switched from vim to VS Code", "I moved to
+Lisbon", "these days I only drink green tea", "我不再喝咖啡了", "我把编辑器换成了VS Code".
+
+They are knowledge updates: the candidate keeps the change's own words (the merge decision reads the
+cue in them and supersedes what stated the old state), and a move or a new job also fills the
+residence or employer slot so it replaces the old value there however it was worded.
+"""
+
+import re
+
+from memories.extraction import lexicon
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, named_entities
+from memories.extraction.phrasing import ADVERB_RUN, capitalize, third_person, zh_third_person
+from memories.providers.llm import CandidateMemory
+
+_ADV = ADVERB_RUN
+_STOP = re.compile(
+    r"^i\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:quit|stopped|gave up|given up|dropped|ditched|cut out)\s+(?P<what>.+)$",
+    re.I,
+)
+_NO_LONGER = re.compile(r"^i\s+" + _ADV + r"no longer\s+(?P<rest>.+)$", re.I)
+_NOT_ANYMORE = re.compile(
+    r"^i\s+(?:do not|don't|am not|'m not|can not|cannot|can't)\s+(?P<what>.+?)\s+(?:anymore|any more|any longer)$",
+    re.I,
+)
+_SWITCH_FROM = re.compile(
+    r"^(?:i|we)\s+(?:have\s+|'ve\s+)?"
+    + _ADV
+    + r"(?:switched|changed|migrated|converted|went|moved)\s+(?:over\s+|back\s+)?"
+    r"from\s+(?P<old>.+?)\s+(?:to|for)\s+(?P<new>.+)$",
+    re.I,
+)
+_SWITCH_TO = re.compile(
+    r"^i\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:switched|changed|migrated|moved over)\s+to\s+(?P<new>.+?)"
+    r"(?:\s+(?:instead of|rather than|from)\s+(?P<old>.+))?$",
+    re.I,
+)
+_MOVE = re.compile(
+    r"^(?:we|i)\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<new>.+)$", re.I
+)
+_JOB = re.compile(
+    r"^i\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:joined|started (?:a new job |working )?at|started working (?:at|for)|"
+    r"got a (?:new )?job at|took a (?:new )?job at|was hired by)\s+(?P<new>.+)$",
+    re.I,
+)
+_ONLY = [
+    re.compile(r"^(?:these days|nowadays|now|lately)[,]?\s+(?P<rest>i\s+" + _ADV + r"only\s+.+)$", re.I),
+    re.compile(r"^(?P<rest>i\s+(?:now|nowadays)\s+only\s+.+)$", re.I),
+    re.compile(r"^(?P<rest>i\s+only\s+.+?)\s+(?:these days|nowadays|now)$", re.I),
+]
+_SENTIMENT = re.compile(r"^(?:really\s+)?(?:like|love|enjoy|hate|dislike|care for|mind)\b", re.I)
+_PLACE_END = re.compile(
+    r"\s+(?:last|this|a|two|three|few|in|on|since|with|because|after|for)\b.*$|\s+(?:ago|recently)$", re.I
+)
+_ORG_END = re.compile(r"\s+(?:as|in|last|this|a|on|since|because|after|two|three|few)\b.*$", re.I)
+
+
+def _category(text: str) -> str:
+    return "preference" if lexicon.domain_of(text) in ("drink", "food") else "fact"
+
+
+def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    # "We moved …" said by the user is the user's move too.
+    clause = re.sub(r"^we\b", "I", clause, flags=re.I)
+    m = _MOVE.match(clause)
+    if m:
+        place = _PLACE_END.sub("", m["new"]).strip()
+        if not place:
+            return None
+        return make(
+            ctx, capitalize(third_person(clause)), "fact", HIGH, subject="residence", predicate="lives in",
+            value=place, entities=[(place, "place")],
+        )  # fmt: skip
+    m = _JOB.match(clause)
+    if m:
+        org = _ORG_END.sub("", m["new"]).strip()
+        if not org:
+            return None
+        return make(
+            ctx, capitalize(third_person(clause)), "fact", HIGH, subject="employer", predicate="works at",
+            value=org, entities=[(org, "organization")],
+        )  # fmt: skip
+    m = _SWITCH_FROM.match(clause) or _SWITCH_TO.match(clause)
+    if m:
+        content = capitalize(third_person(clause))
+        if re.match(r"^i\s+(?:have\s+)?" + _ADV + r"moved\b", clause, re.I):
+            place = _PLACE_END.sub("", m["new"]).strip()
+            return make(
+                ctx, content, "fact", HIGH, subject="residence", predicate="lives in", value=place,
+                entities=[(place, "place")],
+            )  # fmt: skip
+        return make(ctx, content, _category(clause), HIGH, entities=named_entities(clause[1:]))
+    m = _STOP.match(clause) or _NOT_ANYMORE.match(clause)
+    if m and _SENTIMENT.match(m["what"]):
+        return None  # "I don't like jazz anymore": the sentiment rule fills the opinion slot
+    if m:
+        return make(ctx, capitalize(third_person(clause)), _category(clause), HIGH, entities=named_entities(clause[1:]))
+    m = _NO_LONGER.match(clause)
+    if m and not _SENTIMENT.match(m["rest"]):
+        rest = third_person("I " + m["rest"])
+        content = "User no longer " + rest.split(" ", 1)[1] if " " in rest else ""
+        return make(ctx, content, _category(clause), HIGH) if content else None
+    for pattern in _ONLY:
+        m = pattern.match(clause)
+        if m:
+            return make(ctx, capitalize(third_person(m["rest"])) + " these days", _category(clause), MEDIUM)
+    return None
+
+
+_ZH_STOP = re.compile(r"^我(?:已经|现在|早就)?(?:不再|再也不|戒了|戒掉了?|已经戒了)(?P<what>.+)$")
+_ZH_NOT_ANYMORE = re.compile(r"^我(?:已经|现在)?不(?P<verb>喝|吃|抽|用|玩|看|去|做)(?P<what>.+?)了$")
+_ZH_SWITCH = re.compile(
+    r"^我(?:已经|最近)?(?:从(?P<from>.+?)|把(?P<old>.+?))?(?:换成|改成|改用|换用|换到|转到)了?(?P<new>.+)$"
+)
+_ZH_JOB = re.compile(r"^我(?:已经|最近)?(?:跳槽到|入职|加入)了?(?P<org>.+?)(?:工作|上班)?$")
+_ZH_WHEN = r"(?:已经|刚|刚刚|最近|上个月|上周|去年|今年|年初|前不久|前几天)?"
+_ZH_MOVE = re.compile(r"^我" + _ZH_WHEN + r"(?:从(?P<old>.+?))?(?:搬到|搬去|搬回|搬家到|移居到?)了?(?P<new>.+?)了?$")
+_ZH_ONLY = re.compile(r"^我(?:现在|如今|最近|这些天)(?:每天|一般|都)?只(?P<rest>.+)$")
+
+
+def chinese_change(text: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _ZH_MOVE.match(text)
+    if m and m["new"]:
+        place = m["new"]
+        return make(
+            ctx, zh_third_person(text), "fact", HIGH, subject="residence", predicate="lives in", value=place,
+            entities=[(place, "place")],
+        )  # fmt: skip
+    m = _ZH_JOB.match(text)
+    if m and m["org"]:
+        org = m["org"]
+        return make(
+            ctx, zh_third_person(text), "fact", HIGH, subject="employer", predicate="works at", value=org,
+            entities=[(org, "organization")],
+        )  # fmt: skip
+    if _ZH_STOP.match(text) or _ZH_NOT_ANYMORE.match(text) or _ZH_SWITCH.match(text) or _ZH_ONLY.match(text):
+        return make(ctx, zh_third_person(text), _category(text), HIGH)
+    return None
