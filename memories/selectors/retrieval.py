@@ -26,6 +26,7 @@ from django.db.backends.postgresql.base import ServerBindingCursor
 from django.utils import timezone
 
 from memories import scoring
+from memories.selectors.supersession import current_first
 from memories.selectors.temporal import is_when_question, mentions_time, query_time_window
 from memories.services.access import memory_access_record
 from memories.services.embeddings import embedding_get_soon
@@ -794,7 +795,7 @@ def memory_search(
         ranked = _rank(candidates, query=query, now=now, top_k=top_k)
         memory_ids = [r["candidate"].id for r in ranked if r["candidate"].type == "memory"]
         provenance = _source_turns(cursor, memory_ids, vec)
-    results = [_result(r, provenance) for r in ranked]
+    results = current_first(results=[_result(r, provenance) for r in ranked], owner_id=owner.pk)
     if record_access and memory_ids:
         memory_access_record(memory_ids=memory_ids)
     took_ms = (time.perf_counter() - started) * 1000

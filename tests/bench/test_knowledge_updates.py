@@ -1,0 +1,53 @@
+"""bench/knowledge_updates.py's scenarios, in CI: every knowledge update leaves the context with the
+new value, no stale pin, and search ranking the new value first (issue 11)."""
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "knowledge_updates.py"
+
+
+def _bench():
+    spec = importlib.util.spec_from_file_location("knowledge_updates_bench", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _call(api):
+    def call(method, path, body=None):
+        if method == "GET":
+            response = api.get(path)
+        else:
+            response = api.generic(method, path, data=json.dumps(body or {}), content_type="application/json")
+        return response.status_code, (response.json() if response.content else None)
+
+    return call
+
+
+def test_the_suite_has_thirty_scenarios_in_both_languages_and_every_kind():
+    # given the scenario set
+    scenarios = _bench().SCENARIOS
+
+    # then it is at least 30 scenarios, English and Chinese, covering every kind the issue names
+    assert len(scenarios) >= 30
+    assert {s["lang"] for s in scenarios} == {"en", "zh"}
+    assert {s["kind"] for s in scenarios} == {"preference", "move", "job", "value", "restated", "contradiction"}
+    assert len({s["name"] for s in scenarios}) == len(scenarios)
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_every_knowledge_update_scenario_passes_through_the_rest_api(api, user, local_embedder):
+    # given the scenarios, each in its own agent namespace of one owner
+    bench = _bench()
+
+    # when each is played through the REST API (sessions ended and consolidated in process)
+    results = bench.run_all(_call(api), bench.SCENARIOS, prefix="ci")
+
+    # then none has a problem: the new value is pinned, no stale pin, search ranks the new value first
+    failures = {scenario["name"]: problems for scenario, problems in results if problems}
+    assert failures == {}
