@@ -78,6 +78,11 @@ def _terms(text: str) -> tuple[set[str], int]:
     return content, negations
 
 
+def negated(text: str) -> bool:
+    """An odd number of negations: "doesn't like jazz", "不再喝咖啡"."""
+    return _terms(text)[1] % 2 == 1
+
+
 # One subject can hold several of these at once ("has a dog" and "has a cat"): never a contradiction.
 MULTI_VALUED_PREDICATES = {"has", "speaks", "works on", "includes"}
 

@@ -41,6 +41,13 @@ def values(text: str) -> frozenset[str]:
     return frozenset(v for v in found if v)
 
 
+def same_facts(a: str, b: str) -> bool:
+    """Could either text stand for the other? Only with the same values and the same polarity."""
+    from memories.contradiction import negated
+
+    return values(a) == values(b) and negated(a) == negated(b)
+
+
 def frame(text: str) -> str:
     """The sentence with its values masked: "server <v> has ip address <v>"."""
     masked = _NUMBERISH.sub("<v>", text)

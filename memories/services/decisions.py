@@ -13,7 +13,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from memories import scoring, updates
-from memories.contradiction import contradicts
+from memories.contradiction import contradicts, negated
 from memories.models import EventType, Memory, MemoryRelation, MemorySource, RelationType, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.selectors.retrieval import memory_search
@@ -114,13 +114,7 @@ def _cosine(a, b) -> float:
 
 
 def _negative(text: str) -> bool:
-    return _polarity(text) == 1
-
-
-def _polarity(text: str) -> int:
-    from memories.contradiction import _terms
-
-    return _terms(text)[1] % 2
+    return negated(text)
 
 
 def _superseded_ids(memories) -> set:
@@ -365,7 +359,7 @@ def _absorbs(kept: str, other: str) -> bool:
     """May the text `kept` stand for both? Only when it carries every value of the other (numbers,
     identifiers, names) and says the same thing (not its negation): "db-01 … 10.0.0.11" never absorbs
     "db-02 … 10.0.0.12", "plays tennis on Mondays and Fridays" does absorb "… on Mondays"."""
-    return updates.values(other) <= updates.values(kept) and _polarity(kept) == _polarity(other)
+    return updates.values(other) <= updates.values(kept) and negated(kept) == negated(other)
 
 
 def _supersede_reason(

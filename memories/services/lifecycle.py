@@ -67,6 +67,7 @@ from memories.models import (
     Source,
     Status,
 )
+from memories.updates import same_facts
 from memory_project.events import event_publish
 
 logger = logging.getLogger(__name__)
@@ -365,7 +366,7 @@ def _step_dedup(run: _Run) -> tuple[dict, dict]:
     info = {
         m["id"]: m
         for m in Memory.objects.filter(pk__in=ids).values(
-            "id", "pinned", "strength", "importance", "hit_count", "observed_at"
+            "id", "pinned", "strength", "importance", "hit_count", "observed_at", "content"
         )
     }
 
@@ -376,7 +377,9 @@ def _step_dedup(run: _Run) -> tuple[dict, dict]:
 
     neighbours: dict = defaultdict(dict)
     for a, b, similarity in pairs:
-        if a in info and b in info:
+        # Close vectors with different values are different facts ("db-01 … 10.0.0.11" and "db-02 …
+        # 10.0.0.12"), or one the negation of the other: forgetting either would drop a fact.
+        if a in info and b in info and same_facts(info[a]["content"], info[b]["content"]):
             neighbours[a][b] = max(similarity, neighbours[a].get(b, 0.0))
             neighbours[b][a] = neighbours[a][b]
     # Strongest first: each memory absorbs its direct duplicates that nothing stronger took, so a

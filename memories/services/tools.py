@@ -67,6 +67,9 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
         return {
             "action": result.action,
             "memory": {"id": str(result.memory.pk), "content": result.memory.content, "status": result.memory.status},
+            # Which memory took the text in (noop, update), and what the write replaced (delete).
+            "absorbed_by": str(result.absorbed_by.pk) if result.absorbed_by is not None else None,
+            "superseded_ids": [str(m.pk) for m in result.superseded],
         }
     if name == "memory_forget":
         args = _validated(_ForgetArgs, arguments)

@@ -23,6 +23,8 @@ def test_writing_the_same_memory_twice_reinforces_it(api, user):
     # then it is one memory, reinforced once (0.6 → 0.68)
     assert (first["action"], second["action"]) == ("add", "noop")
     assert second["memory"]["id"] == first["memory"]["id"]
+    # and the answer names the memory that absorbed the text
+    assert (first["absorbed_by"], second["absorbed_by"]) == (None, first["memory"]["id"])
     memory = Memory.objects.get(owner=user)
     assert (round(memory.strength, 10), memory.hit_count) == (0.68, 1)
     assert event_types(memory) == ["add", "reinforce"]
@@ -36,7 +38,7 @@ def test_a_contradicting_write_supersedes_the_old_memory(api, user):
     new = _write(api, "User no longer drinks coffee every morning", category="workflow")
 
     # then the new memory supersedes the old one, halved and archived
-    assert new["action"] == "delete"
+    assert (new["action"], new["superseded_ids"]) == ("delete", [old["id"]])
     old_row = Memory.objects.get(pk=old["id"])
     assert (old_row.strength, old_row.status) == (0.3, "archived")
     assert set(

@@ -66,9 +66,10 @@ def test_three_copies_collapse_into_one_with_two_hits(user, now):
     # given three copies of one memory
     vector = embedding_get(owner=user, text="likes green tea")
     keep = MemoryFactory(owner=user, content="Likes green tea", strength=0.8, embedding=vector, observed_at=now)
+    # (worded apart by punctuation only: copies that differed in a number would be different facts)
     others = [
-        MemoryFactory(owner=user, content=f"Likes green tea ({i})", strength=0.4, embedding=vector, observed_at=now)
-        for i in range(2)
+        MemoryFactory(owner=user, content=f"Likes green tea{end}", strength=0.4, embedding=vector, observed_at=now)
+        for end in (".", "!")
     ]
 
     # when the lifecycle runs
@@ -112,3 +113,27 @@ def test_dedup_only_probes_what_changed_since_the_last_run(user, now):
     # then it probes nothing
     assert first.counts["dedup"]["probed"] == 1
     assert second.counts["dedup"]["probed"] == 0
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("Server db-01 has IP address 10.0.0.11", "Server db-02 has IP address 10.0.0.12"),
+        ("User drinks coffee every morning", "User doesn't drink coffee every morning"),
+    ],
+)
+def test_same_vector_memories_with_different_values_or_polarity_are_not_merged(user, now, first, second):
+    # given two facts sharing a vector (cosine 1) that differ in their values, or one negating the other
+    vector = embedding_get(owner=user, text=first)
+    a = MemoryFactory(owner=user, content=first, strength=0.7, embedding=vector, observed_at=now)
+    b = MemoryFactory(owner=user, content=second, strength=0.5, embedding=vector, observed_at=now)
+
+    # when the lifecycle runs
+    run = lifecycle_run(owner=user, now=now)
+
+    # then both stay active: neither fact is dropped
+    a.refresh_from_db()
+    b.refresh_from_db()
+    assert (a.status, b.status) == ("active", "active")
+    assert run.counts["dedup"]["merged"] == 0
+    assert not MemoryEvent.objects.filter(event_type="merge").exists()
