@@ -8,10 +8,13 @@ def current_first(*, results: list[dict], owner_id) -> list[dict]:
     with it. A question about a changed fact is answered by the current value first, however much
     closer the old wording is to the question ("在哪家公司工作" is nearer "在阿里巴巴工作" than "跳槽到了腾讯")."""
     ids = [r["id"] for r in results if r["type"] == "memory"]
-    if len(ids) < 2:
+    # A superseded memory is archived when it is replaced: without an archived hit there is nothing
+    # to reorder, and no query to spend (the prompt's implicit recall never asks for archived ones).
+    archived = [r["id"] for r in results if r["type"] == "memory" and r["status"] == "archived"]
+    if len(ids) < 2 or not archived:
         return results
     pairs = MemoryRelation.objects.filter(
-        owner_id=owner_id, type=RelationType.SUPERSEDES, source_id__in=ids, target_id__in=ids
+        owner_id=owner_id, type=RelationType.SUPERSEDES, source_id__in=ids, target_id__in=archived
     ).values_list("source_id", "target_id")
     replaced_by: dict[str, set[str]] = {}
     for new, old in pairs:

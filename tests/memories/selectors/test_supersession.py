@@ -1,0 +1,47 @@
+"""Search puts a superseded memory below the memory that replaced it (issue 11)."""
+
+from memories.models import MemoryRelation
+from memories.selectors.supersession import current_first
+from tests.factories import MemoryFactory
+
+
+def _hit(memory, score):
+    return {"type": "memory", "id": str(memory.pk), "status": memory.status, "score": score, "content": memory.content}
+
+
+def test_a_superseded_memory_moves_just_below_its_replacement(user):
+    # given an archived memory superseded by a newer one, ranked above it, and an unrelated hit
+    old = MemoryFactory(owner=user, content="User works at Alibaba", status="archived")
+    new = MemoryFactory(owner=user, content="User moved to Tencent")
+    other = MemoryFactory(owner=user, content="User likes hiking")
+    MemoryRelation.objects.create(owner=user, source=new, target=old, type="supersedes")
+    results = [_hit(old, 0.9), _hit(other, 0.8), _hit(new, 0.7)]
+
+    # when the results are put in order
+    ordered = current_first(results=results, owner_id=user.pk)
+
+    # then the old one follows the new one, with a score no higher than it
+    assert [r["content"] for r in ordered] == ["User likes hiking", "User moved to Tencent", "User works at Alibaba"]
+    assert [r["score"] for r in ordered] == [0.8, 0.7, 0.7]
+
+
+def test_results_without_a_superseded_hit_are_left_alone(user, django_assert_num_queries):
+    # given active hits only
+    a = MemoryFactory(owner=user, content="A")
+    b = MemoryFactory(owner=user, content="B")
+    results = [_hit(a, 0.9), _hit(b, 0.5)]
+
+    # when they are put in order, then nothing moves and no query is spent
+    with django_assert_num_queries(0):
+        assert current_first(results=results, owner_id=user.pk) == results
+
+
+def test_another_owners_relation_does_not_reorder(user, other_user):
+    # given the same pair linked under another owner only
+    old = MemoryFactory(owner=user, content="Old", status="archived")
+    new = MemoryFactory(owner=user, content="New")
+    MemoryRelation.objects.create(owner=other_user, source=new, target=old, type="supersedes")
+    results = [_hit(old, 0.9), _hit(new, 0.5)]
+
+    # when put in order, then the order stays
+    assert [r["content"] for r in current_first(results=results, owner_id=user.pk)] == ["Old", "New"]
