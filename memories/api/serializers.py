@@ -339,6 +339,8 @@ class ToolMemoryBriefSerializer(serializers.Serializer):
 class ToolWriteOutputSerializer(serializers.Serializer):
     action = serializers.ChoiceField(choices=["add", "update", "delete", "noop"])
     memory = ToolMemoryBriefSerializer()
+    absorbed_by = serializers.UUIDField(allow_null=True, help_text="The existing memory that absorbed the text.")
+    superseded_ids = serializers.ListField(child=serializers.UUIDField(), help_text="Memories this write replaced.")
 
 
 class ToolForgottenSerializer(serializers.Serializer):
