@@ -507,23 +507,33 @@ def recall_table(summary: dict) -> str:
     return "\n".join(lines)
 
 
+def _ratio(summary: dict, other: str, group: str, k: int) -> float | None:
+    mine, theirs = summary["service"][group][f"R@{k}"], summary[other][group][f"R@{k}"]
+    return mine / theirs if mine is not None and theirs else None
+
+
 def ratio_lines(summary: dict) -> list[str]:
+    """The service's recall over each baseline's, overall and per category, at every k."""
     lines = []
     for other in ("bm25", "dense"):
-        cells = []
-        for k in KS:
-            mine, theirs = summary["service"]["overall"][f"R@{k}"], summary[other]["overall"][f"R@{k}"]
-            cells.append(f"R@{k} {mine / theirs:.3f}" if mine is not None and theirs else f"R@{k}  -")
-        lines.append(f"service/{other:<5} overall: " + "  ".join(cells))
+        for group in ["overall", *(str(c) for c in CATEGORIES)]:
+            name = group if group == "overall" else f"cat{group} {CATEGORIES[int(group)]}"
+            cells = [
+                f"R@{k} {ratio:.3f}" if (ratio := _ratio(summary, other, group, k)) is not None else f"R@{k}  -"
+                for k in KS
+            ]
+            lines.append(f"service/{other:<5} {name + ':':<16} " + "  ".join(cells))
     return lines
 
 
 def ratios(summary: dict) -> dict:
     out = {}
     for other in ("bm25", "dense"):
-        for k in KS:
-            mine, theirs = summary["service"]["overall"][f"R@{k}"], summary[other]["overall"][f"R@{k}"]
-            out[f"service/{other} R@{k}"] = round(mine / theirs, 4) if mine is not None and theirs else None
+        for group in ["overall", *(str(c) for c in CATEGORIES)]:
+            for k in KS:
+                ratio = _ratio(summary, other, group, k)
+                suffix = "" if group == "overall" else f" cat{group}"
+                out[f"service/{other} R@{k}{suffix}"] = round(ratio, 4) if ratio is not None else None
     return out
 
 
