@@ -19,7 +19,8 @@ Only "remember" candidates are scored (a "forget" request is an action, not a me
 
 bench/data/extraction/holdout/ holds conversations written after the extractor was tuned on the set
 above and measured once before any change (what the first set cannot tell: how it does on phrasing
-it was not fitted to). Report both.
+it was not fitted to). bench/data/extraction/fresh/ is a third such set, written after the rules were
+tuned on the first two. Report all three; a set's first measurement is the honest one.
 
 Usage:
     .venv/bin/python bench/extraction_eval.py             # P/R per language and overall
