@@ -28,7 +28,7 @@ Rule = Callable[[str, Ctx], CandidateMemory | None]
 
 _FILLER = re.compile(
     r"^(?:(?:嗯+|哦+|啊+|呃+|对了|那个|另外|还有|然后|顺便说一下|顺便说|顺便)[，,。！!\s]*|(?:好的?|对|是的|嗨|你好|您好)[，,。！!\s]+|"
-    r"(?:跟你说|告诉你|说个|有个|好消息|坏消息|大新闻|还不错|挺好的|不错)[^，,。！!]{0,5}[，,。！!：:]\s*)+"
+    r"(?:跟你说|告诉你|说个|有个|好消息|坏消息|大新闻|还不错|挺好的|不错|提醒一下|顺便提一下|说一下)[^，,。！!]{0,5}[，,。！!：:]\s*)+"
 )
 _QUESTION_END = re.compile(r"(?:吗|呢|么|嘛)[？?。！!]*$|[？?]$")
 _FORGET = re.compile(
@@ -194,7 +194,8 @@ _RULE = re.compile(
 # "写代码不要用 tab", "回复的时候别太长": a standing instruction about one kind of task.
 _RULE_IN = re.compile(
     r"^(?P<task>(?:写|回答|回复|提交|部署|发|命名|翻译|解释|总结|生成|输出|推荐|建议|改|做)"
-    r"[\u4e00-\u9fffA-Za-z ]{0,6}?)"
+    r"[\u4e00-\u9fffA-Za-z ]{0,6}?"
+    r"|[\u4e00-\u9fffA-Za-z ]{2,8}的(?:查询|代码|文档|回复|回答|提交|邮件|接口|数据库|脚本))"
     r"(?:的时候|时)?[，,]?(?P<mod>永远不要|千万不要|绝对不要|不要|别|不能|必须|一定要|务必|都要|统一)(?P<act>.+)$"
 )
 _NEVER = ("不", "别", "禁止")
@@ -500,6 +501,13 @@ _HABIT_MID = re.compile(
 
 
 def _habit(text: str, ctx: Ctx) -> CandidateMemory | None:
+    lead = re.match(r"^[^，,我]{1,8}[，,]\s*(?=我)", text)
+    if lead and not _HABIT.match(text):
+        # "从春天开始，我每周二晚上去学陶艺": the habit after its lead-in, which stays in the memory.
+        found = _habit(text[lead.end() :], ctx)
+        if found is not None:
+            found.content = zh_third_person(text)
+        return found
     m = _HABIT.match(text)
     if m:
         content = zh_third_person(text)
@@ -809,7 +817,7 @@ _ZH_TIME = (
 _ZH_EVENT_VERBS = (
     r"领养了?|收养了?|捡了|养了|买了|卖了|结婚了?|离婚了?|订婚了?|辞职了?|离职了?|入职了?|跳槽了?|升职了?|毕业了?|退休了?|"
     r"生了|有了宝宝|怀孕了?|被诊断出?|确诊了?|查出了?|得了|做了[^，,]{0,6}?手术|住院了?|出院了?|骨折了?|跑完了?|完成了|报名了?|参加了|"
-    r"考上了?|考过了?|通过了|拿到了?|获得了|换了|开始学|学会了|搬(?:家)?到了?|搬去了?|搬回了?|搬家了|去了|回了|戒了|加入了"
+    r"考上了?|考过了?|通过了|拿到了?|获得了|换了|开始(?=[\u4e00-\u9fff])|走了|去世了?|学会了|搬(?:家)?到了?|搬去了?|搬回了?|搬家了|去了|回了|戒了|加入了"
 )
 _ZH_EVENT = re.compile(
     r"^(?:"
@@ -897,7 +905,9 @@ _ZH_RELATIVES = (
     r"妈妈|爸爸|母亲|父亲|老妈|老爸|爸|妈|父母|爸妈|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|"
     r"姑姑|表哥|表姐|表弟|表妹|堂哥|堂姐|公公|婆婆|岳父|岳母|闺蜜|好朋友|朋友|室友|老板|领导|同事|狗狗|狗|猫咪|猫|小狗|小猫"
 )
-_ZH_RELATIVE = re.compile(r"^我(?:的|家)?(?P<rel>" + _ZH_RELATIVES + r")(?P<rest>[^吗呢？?]{2,})$")
+_ZH_RELATIVE = re.compile(
+    r"^我(?:们)?(?:家的|家|的)?(?:老|小|大|亲)?(?P<rel>" + _ZH_RELATIVES + r")(?P<rest>[^吗呢？?]{2,})$"
+)
 _ZH_RELATIVE_NOT = re.compile(r"^(?:说|问|觉得|让我|叫我|想让|要我|不让|刚才|也觉得|认为|建议)")
 
 

@@ -405,14 +405,21 @@ _BARE_WEEKDAY = re.compile(rf"^(?:{_WEEKDAY_NAMES}|(?:周|星期|礼拜)[一二�
 
 
 def annotate_dates(
-    text: str, now: datetime | date, *, past: bool = True, future: bool = True, bare_weekdays: bool = True
+    text: str, now: datetime | date, *, past: bool = True, future: bool = True, bare_weekdays: bool | str = True
 ) -> str:
     """`text` with the absolute date written after each relative date expression in it.
 
-    `bare_weekdays=False` leaves "Friday" / "周五" alone where the tense does not say which one."""
+    `bare_weekdays=False` leaves "Friday" / "周五" alone where the tense does not say which one;
+    "past" reads them as the last such day, for a statement in the past tense ("gave birth on Saturday")."""
     future_found = _future_matches(text, now) if future else []
-    if not bare_weekdays:
+    if bare_weekdays is not True:
+        bare = [d for d in future_found if _BARE_WEEKDAY.match(d.text)]
         future_found = [d for d in future_found if not _BARE_WEEKDAY.match(d.text)]
+        if bare_weekdays == "past":
+            today = now.date() if isinstance(now, datetime) else now
+            for d in bare:
+                back = (today.weekday() - (d.due.weekday())) % 7 or 7
+                future_found.append(DateMatch(d.start, d.end, d.text, today - timedelta(days=back)))
     found = (_past_matches(text, now) if past else []) + future_found
     # Longest first at each position, then no overlaps: "last Saturday" wins over "Saturday".
     found.sort(key=lambda d: (d.start, -(d.end - d.start)))

@@ -144,8 +144,8 @@ _ASSISTANT_VERBS = IMPERATIVE_VERBS - {"call", "send", "buy", "go", "pay", "book
 _LEAD_FILLER = re.compile(
     r"^(?:(?:well|so|oh+|o+h|ah+|aw+|wow|yay|phew|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|"
     r"anyways|um|uh|yeah|yes|heads up|update|good news|big news|"
-    r"just so you know|for your information)"
-    r"[,!.]*\s+)+",
+    r"just so you know|for your information|guess what)"
+    r"\s*[,!.:;—–-]*\s+)+",
     re.I,
 )
 _REQUEST = r"(?:(?:can|could|would|will) you (?:please )?|i (?:want|need|would like|'d like) you to |please )?"
@@ -410,7 +410,27 @@ _STYLE_VERBS = {
 }
 
 
+_RULE_SCOPE = re.compile(
+    r"^(?:when|whenever|if) you (?P<task>[^,]{3,60}),\s*(?P<rest>(?:always|never|don't|do not)\b.+)$", re.I
+)
+
+
+def _scope_text(task: str) -> str:
+    task = re.sub(r"\bfor me\b", "for the user", task, flags=re.I)
+    return " when " + re.sub(r"^(\w+)", lambda m: m[1] + "ing" if not m[1].endswith("ing") else m[1], task).replace(
+        "eing ", "ing "
+    )
+
+
 def _rule(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    scoped = _RULE_SCOPE.match(clause)
+    if scoped:
+        # "When you write SQL for me, always use uppercase keywords": the rule holds for that task.
+        candidate = _rule(scoped["rest"], ctx)
+        if candidate is not None:
+            candidate.content += _scope_text(scoped["task"])
+            candidate.subject = slot_key(f"{candidate.subject} {scoped['task']}")
+        return candidate
     prefix = _RULE_PREFIX.match(clause)
     future = ctx.future or bool(prefix and _FUTURE.search(prefix.group(0)))
     body = clause[prefix.end() :] if prefix else clause
@@ -1113,7 +1133,7 @@ def _identity(clause: str, ctx: Ctx) -> CandidateMemory | None:
         )
     m = _IM_WORD.match(clause)
     if m:
-        word = m["word"].strip().lower()
+        word = re.sub(r"\s+(?:now|these days|nowadays|anymore)$", "", m["word"].strip().lower())
         if word in lexicon.DIETS:
             return make(ctx, f"User is {word}", "fact", HIGH, subject="diet", predicate="is", value=word)
         if word in _HEALTH_STATES:
@@ -1191,6 +1211,8 @@ def _my_attribute(clause: str, ctx: Ctx) -> CandidateMemory | None:
     if not m:
         return None
     attr = m["attr"].strip()
+    if re.search(r"\b(?:says|said|thinks|thought|told|tells|asks|asked|my|your|that|and)\b", attr, re.I):
+        return None  # "my teacher says my bowls are …": someone's remark, not an attribute
     words = attr.lower().replace("'s", "").split()
     if not words or words[0] in lexicon.NOT_ATTRIBUTES or "fav" in attr.lower() or words[-1] in lexicon.NOT_ATTRIBUTES:
         return None
@@ -1393,7 +1415,7 @@ _EVENT_VERBS = (
     r"completed|submitted|passed|won|broke|tore|signed up|registered|enrolled|lost|visited|booked|launched|"
     r"published|became|took up|learned|learnt|sent off|filed|paid off|renewed|opened|closed|switched|met|"
     r"celebrated|welcomed|moved|relocated|wrapped up|handed in|turned in|delivered|shipped|released|"
-    r"defended|earned|received|passed away|recovered|returned|came back|got back|changed jobs|landed"
+    r"defended|earned|received|passed away|recovered|returned|came back|got back|changed jobs|landed|named"
 )
 _EVENT = re.compile(
     # The subject may be left out after "just" / "finally": "Finally submitted my thesis!"
@@ -1417,7 +1439,9 @@ _NOT_EVENT_OBJECT = re.compile(
 )
 
 
-_HOUSEHOLD_VERBS = r"adopted|rescued|welcomed|moved|relocated|bought|sold|had|got (?:married|engaged|a|an)|married"
+_HOUSEHOLD_VERBS = (
+    r"adopted|rescued|welcomed|moved|relocated|bought|sold|had|got (?:married|engaged|a|an)|married|named"
+)
 
 
 def _without_dates(text: str, ctx: Ctx) -> str:
@@ -1496,7 +1520,7 @@ _RELATIVE_VERBS = (
 _RELATIVE_SLOTS = {"lives", "works", "studies", "is studying", "teaches"}
 _RELATIVE = re.compile(
     r"^(?P<who>my|our) (?:(?:little|big|older|younger|elder|baby|new|oldest|youngest|eldest|late|twin|"
-    r"best|step|ex)[- ])?(?P<rel>" + _RELATIVES + r")(?P<name>(?:,)?\s+[A-Z][\w'-]+(?:,)?)?\s+"
+    r"best|step|ex|old|dear|sweet)[- ])?(?P<rel>" + _RELATIVES + r")(?P<name>(?:,)?\s+[A-Z][\w'-]+(?:,)?)?\s+"
     r"(?:(?:just|finally|recently|also|still|now|already)\s+)*"
     r"(?P<verb>" + _RELATIVE_VERBS + r")\b(?P<rest>.*)$",
     re.I,
@@ -1520,9 +1544,12 @@ def _relative(clause: str, ctx: Ctx) -> CandidateMemory | None:
     name = (m["name"] or "").strip(" ,")
     content = third_person(_trim_aside(clause))
     entities = [(name, "person" if rel in lexicon.PERSON_ATTRIBUTES or rel.endswith("s") else "other")] if name else []
+    past_tense = re.match(
+        r"(?:[a-z]+ed|had|got|went|ran|won|left|lost|made|became|gave|took|grew|broke|was|were)\b", m["verb"].lower()
+    )
     return make(
         ctx,
-        annotate_dates(content, ctx.now),
+        annotate_dates(content, ctx.now, bare_weekdays="past" if past_tense else True),
         "fact",
         MEDIUM,
         subject=f"{rel} {name}".strip(),

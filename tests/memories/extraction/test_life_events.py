@@ -175,3 +175,26 @@ def test_a_correction_of_one_value_rewrites_what_was_said():
 )
 def test_subjectless_news_health_states_and_appointments(line, expected):
     assert extracted(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "content"),
+    [
+        (
+            "When you write SQL for me, always use uppercase keywords.",
+            "User wants the assistant to always use uppercase keywords when writing SQL for the user",
+        ),
+        # a bare weekday in the past tense is the last such day (said on Monday 2023-05-08)
+        (
+            "Guess what — my wife gave birth to our second son on Saturday!",
+            "User's wife gave birth to their second son on Saturday (2023-05-06)",
+        ),
+        ("Heads up: I'm vegan now, have been since January.", "User is vegan"),
+    ],
+)
+def test_scoped_rules_past_weekdays_and_states_said_in_passing(line, content):
+    assert [c[0] for c in extracted(line)] == [content]
+
+
+def test_someone_elses_remark_is_not_an_attribute_of_the_user():
+    assert extracted("my teacher says my bowls are getting less wonky lol") == []

@@ -203,3 +203,16 @@ def test_a_value_correction_with_nothing_before_it_is_not_a_memory():
 )
 def test_chinese_subjectless_news_conditions_and_dated_plans(line, expected):
     assert extracted(line) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "content", "category"),
+    [
+        ("我从一月份开始吃素了。", "用户从一月份开始吃素了", "fact"),
+        ("我们家的老狗旺财上个月走了，它十四岁了。", "用户的狗旺财上个月（2023-04）走了，它十四岁了", "fact"),
+        ("从春天开始，我每周二晚上去学陶艺。", "从春天开始，用户每周二晚上去学陶艺", "workflow"),
+        ("生产环境的查询不要用 SELECT *。", "用户要求生产环境的查询不要用 SELECT *", "rule"),
+    ],
+)
+def test_chinese_new_habits_losses_and_scoped_rules(line, content, category):
+    assert [(c[0], c[1]) for c in extracted(line)] == [(content, category)]
