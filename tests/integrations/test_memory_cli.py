@@ -191,19 +191,29 @@ def test_export_then_import_into_another_owner(user, other_user, tmp_path):
     exported = run("export", "--owner", "alice", "--format", "jsonl", "--output", str(target))
     imported = run("import", str(target), "--owner", "bob")
 
-    # then the file holds both, and Bob now has both (imported)
+    # then the file holds both, and Bob now has both, restored as they were (not through the merge decision)
     lines = target.read_text().splitlines()
     assert sorted(json.loads(line)["content"] for line in lines) == ["Lives in Porto", "Prefers green tea over coffee"]
     assert exported == f"Exported alice's memories as jsonl to {target} ({len(target.read_text())} characters)\n"
     bobs = Memory.objects.filter(owner=other_user)
     assert sorted(bobs.values_list("content", "source")) == [
-        ("Lives in Porto", "import"),
-        ("Prefers green tea over coffee", "import"),
+        ("Lives in Porto", "agent_write"),
+        ("Prefers green tea over coffee", "agent_write"),
     ]
     out = imported.splitlines()
     assert out[0] == "Imported memories.jsonl (jsonl) for bob"
-    assert out[1].split() == ["entries", "added", "merged", "reinforced", "superseded", "skipped", "digests"]
-    assert out[3].split() == ["2", "2", "0", "0", "0", "0", "0"]
+    assert out[1].split() == [
+        "entries",
+        "added",
+        "merged",
+        "reinforced",
+        "superseded",
+        "unchanged",
+        "skipped",
+        "digests",
+    ]
+    assert out[3].split() == ["2", "2", "0", "0", "0", "0", "0", "0"]
+    assert out[4] == "restored row for row: ids, statuses, strengths and times as exported"
     assert [p.name for p in tmp_path.iterdir()] == ["memories.jsonl"]
 
 

@@ -364,9 +364,11 @@ class Command(BaseCommand):
                 report = memory_import(owner=owner, path_or_text=source, fmt=fmt, actor=self._actor(), mode=mode)
         except FormatError as exc:
             raise CommandError(f"cannot import {path}: {exc}") from None
-        self.stdout.write(f"Imported {report.source} ({report.format}, {report.mode}) for {owner.get_username()}")
+        self.stdout.write(f"Imported {report.source} ({report.format}) for {owner.get_username()}")
         counts = ["entries", "added", "merged", "reinforced", "superseded", "unchanged", "skipped", "digests"]
         self.stdout.write(render_table(counts, [[getattr(report, name, 0) for name in counts]]))
+        if report.mode == "restore":
+            self.stdout.write("restored row for row: ids, statuses, strengths and times as exported")
         for done in getattr(report, "migrated", []):
             self.stdout.write(f"migrated: {done}")
         warnings = getattr(report, "warnings", [])
