@@ -75,6 +75,8 @@ from memories.models import (
     EventType,
     ImportedEntry,
     Memory,
+    MemoryRelation,
+    RelationType,
     Retention,
     Source,
     Status,
@@ -192,6 +194,7 @@ class _Record:
     source_id: uuid.UUID | None = None
     source: str = ""
     updated_at: datetime | None = None
+    relations: list = field(default_factory=list)  # [(type, target's exported id, weight)]
 
 
 # --- entry points -------------------------------------------------------------------------------
@@ -302,8 +305,12 @@ def memory_export(*, owner, fmt: str, agent: str | None = None) -> str:
     if agent is not None:
         qs = qs.filter(agent=agent)
     if fmt == "jsonl":
+        relations: dict = {}
+        links = MemoryRelation.objects.filter(owner=owner, source__in=qs.values("pk")).order_by("created_at", "id")
+        for source_id, target_id, kind, weight in links.values_list("source_id", "target_id", "type", "weight"):
+            relations.setdefault(source_id, []).append({"type": kind, "target": str(target_id), "weight": weight})
         return "".join(
-            json.dumps(memory_to_jsonl(m), ensure_ascii=False) + "\n"
+            json.dumps(memory_to_jsonl(m, relations=relations.get(m.pk, [])), ensure_ascii=False) + "\n"
             for m in qs.order_by("created_at", "observed_at", "id")
         )
     live = qs.filter(status__in=[Status.ACTIVE, Status.ARCHIVED])
@@ -354,7 +361,8 @@ def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def memory_to_jsonl(memory: Memory) -> dict:
+def memory_to_jsonl(memory: Memory, *, relations: list | None = None) -> dict:
+    """One JSONL line; `relations` are the memory's outgoing edges ({type, target id, weight})."""
     return {
         "id": str(memory.pk),
         "content": memory.content,
@@ -378,6 +386,7 @@ def memory_to_jsonl(memory: Memory) -> dict:
         "updated_at": _iso(memory.updated_at),
         "last_reinforced_at": _iso(memory.last_reinforced_at),
         "last_accessed_at": _iso(memory.last_accessed_at),
+        "relations": relations or [],
     }
 
 
@@ -682,13 +691,15 @@ def _restore(*, owner, records: list[_Record], report: ImportReport, actor: str,
         keys = [f"id:{pk}" for pk in chunk]
         restored.update(ImportedEntry.objects.filter(owner=owner, key__in=keys).values_list("key", "memory_id"))
     where = f"restored from {report.source} (jsonl)"
+    local: dict = {}  # exported id → this owner's memory id
     for done, record in enumerate(records, start=1):
         import_progress_tick(done=done - 1, total=len(records))
         report.entries += 1
         key = f"id:{record.source_id}"
         if key in restored or owners.get(record.source_id) == owner.pk:
             report.unchanged += 1
-            report.memory_ids.append(str(restored.get(key, record.source_id)))
+            local[record.source_id] = restored.get(key, record.source_id)
+            report.memory_ids.append(str(local[record.source_id]))
             continue
         # An id another owner's memory holds (an export restored into a second account) cannot be
         # shared: the row gets a new one, and the restore is remembered under the exported id.
@@ -724,10 +735,32 @@ def _restore(*, owner, records: list[_Record], report: ImportReport, actor: str,
         exact["updated_at"] = record.updated_at or memory.updated_at
         Memory.objects.filter(pk=memory.pk).update(**exact)
         owners[pk] = owner.pk
-        restored[key] = _entry_remember(owner=owner, agent=namespace, key=key, memory=memory)
+        restored[key] = local[record.source_id] = _entry_remember(owner=owner, agent=namespace, key=key, memory=memory)
         report.added += 1
         report.memory_ids.append(str(memory.pk))
+    _restore_relations(owner=owner, records=records, local=local, report=report)
     import_progress_tick(done=len(records), total=len(records))
+
+
+def _restore_relations(*, owner, records: list[_Record], local: dict, report: ImportReport) -> None:
+    """The exported edges between restored rows (or rows the owner holds under the target's id); an
+    edge already there is left as it is."""
+    targets = {target for r in records for _, target, _ in r.relations if target not in local}
+    held = set(Memory.objects.filter(owner=owner, pk__in=targets).values_list("pk", flat=True)) if targets else set()
+    edges = []
+    for record in records:
+        for kind, target, weight in record.relations:
+            target_pk = local.get(target, target if target in held else None)
+            if target_pk is None:
+                report.warn(record.line, f"{kind} relation to {target} left out: that memory is not in the file")
+                continue
+            if target_pk != local[record.source_id]:
+                edges.append(
+                    MemoryRelation(
+                        owner=owner, source_id=local[record.source_id], target_id=target_pk, type=kind, weight=weight
+                    )
+                )
+    MemoryRelation.objects.bulk_create(edges, ignore_conflicts=True)
 
 
 def _entry_problems(warnings, report: ImportReport) -> list[ImportProblem]:
@@ -963,12 +996,32 @@ def _jsonl_record(item, line: int, report: ImportReport) -> _Record | str:
             ),
             preserve=preserve,
             source_id=_uuid_or_none(item.get("id")),
+            relations=_relations(item.get("relations")),
             source=source if source in Source.values else "",
             updated_at=parse_timestamp(item.get("updated_at")),
         )
     except ValueError as exc:
         return str(exc)
     return record
+
+
+def _relations(value) -> list[tuple[str, uuid.UUID, float]]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ValueError("relations must be a list")
+    out = []
+    for edge in value:
+        target = _uuid_or_none(edge.get("target")) if isinstance(edge, dict) else None
+        if target is None or edge.get("type") not in RelationType.values:
+            raise ValueError(
+                "each relation needs a type (supports, contradicts, refines, supersedes, related) and a target id"
+            )
+        weight = edge.get("weight", 1.0)
+        if isinstance(weight, bool) or not isinstance(weight, int | float):
+            raise ValueError("a relation's weight must be a number")
+        out.append((edge["type"], target, float(weight)))
+    return out
 
 
 def _uuid_or_none(value) -> uuid.UUID | None:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from memories.formats.memory_json import FormatError
-from memories.models import Memory, MemoryEvent
+from memories.models import Memory, MemoryEvent, MemoryRelation
 from memories.services.import_validation import ImportInvalid
 from memories.services.transfer import memory_export, memory_import_text
 from tests.factories import MemoryFactory
@@ -51,6 +51,19 @@ def rows(owner, *, with_ids: bool = False) -> list[tuple]:
     )  # fmt: skip
 
 
+def relations(owner) -> list[tuple]:
+    """The owner's relations as (source row, target row, type, weight), rows as `rows` gives them."""
+    by_id = {
+        row[0]: row[1:] for row in (tuple(r.values()) for r in Memory.objects.filter(owner=owner).values("id", *EXACT))
+    }
+    return sorted(
+        (by_id[source], by_id[target], kind, weight)
+        for source, target, kind, weight in MemoryRelation.objects.filter(owner=owner).values_list(
+            "source_id", "target_id", "type", "weight"
+        )
+    )
+
+
 def _at(minutes: int) -> datetime:
     return T0 + timedelta(minutes=minutes)
 
@@ -58,7 +71,8 @@ def _at(minutes: int) -> datetime:
 def fill(owner, servers: int) -> int:
     """Rows the merge decision would fold or refuse: near-identical facts that differ in a number,
     the same text in two agents and in two statuses, archived, held, rejected, pinned, expired,
-    reinforced and recalled ones; each with its own times. Returns how many rows there are."""
+    reinforced and recalled ones; each with its own times; a superseded value and a related pair.
+    Returns how many rows there are."""
     specs = [
         dict(content=f"Server db-{i:03d} has IP address 10.0.{i // 200}.{i % 200}", strength=0.4 + (i % 50) / 100)
         for i in range(servers)
@@ -90,15 +104,20 @@ def fill(owner, servers: int) -> int:
             source="user_explicit",
         ),  # fmt: skip
     ]
+    made = []
     for index, spec in enumerate(specs):
         spec.setdefault("source", "extraction")
         memory = MemoryFactory(owner=owner, observed_at=_at(index), **spec)
+        made.append(memory)
         Memory.objects.filter(pk=memory.pk).update(
             created_at=_at(index) + timedelta(seconds=1),
             updated_at=_at(index) + timedelta(days=3),
             last_reinforced_at=_at(index) + timedelta(days=2),
             last_accessed_at=_at(index) + timedelta(days=4) if index % 3 else None,
         )
+    lisbon, berlin, tea, coach_tea = made[-6], made[-7], made[-10], made[-9]
+    MemoryRelation.objects.create(owner=owner, source=lisbon, target=berlin, type="supersedes")
+    MemoryRelation.objects.create(owner=owner, source=coach_tea, target=tea, type="related", weight=0.75)
     return len(specs)
 
 
@@ -117,6 +136,9 @@ def test_an_export_of_746_rows_restores_as_746_identical_rows_into_an_empty_owne
     assert (report.merged, report.reinforced, report.superseded, report.skipped) == (0, 0, 0, 0)
     assert Memory.objects.filter(owner=other_user).count() == 746
     assert rows(other_user) == rows(user)
+    # with the relations between them: Lisbon still supersedes Berlin, the two teas still related
+    assert len(relations(other_user)) == 2
+    assert relations(other_user) == relations(user)
     # each restored row has one history row saying where it came from
     restored = MemoryEvent.objects.filter(owner=other_user)
     assert restored.count() == 746
@@ -136,9 +158,10 @@ def test_restoring_into_the_owner_who_lost_the_rows_keeps_their_ids(user):
     # when she restores the export
     report = memory_import_text(owner=user, text=exported, name="memories.jsonl", actor=ACTOR)
 
-    # then the rows are back with their own ids
+    # then the rows are back with their own ids, and their relations
     assert (report.added, report.unchanged) == (30, 0)
     assert rows(user, with_ids=True) == before
+    assert len(relations(user)) == 2
     assert sorted(report.memory_ids) == sorted(str(row[0]) for row in before)
 
 
@@ -159,6 +182,7 @@ def test_restoring_the_same_export_again_changes_nothing(user, other_user):
     assert (over.mode, over.added, over.unchanged) == ("restore", 0, 30)
     assert rows(other_user, with_ids=True) == before
     assert MemoryEvent.objects.filter(owner=other_user).count() == events
+    assert len(relations(other_user)) == 2
     assert Memory.objects.filter(owner=user).count() == 30
 
 
@@ -216,3 +240,22 @@ def test_a_restored_instruction_in_a_live_status_is_held_for_review(user, other_
     memory = Memory.objects.get(owner=user)
     assert (report.mode, report.added) == ("restore", 1)
     assert (str(memory.pk), memory.status, memory.pinned) == (line["id"], "pending_review", False)
+
+
+def test_a_relation_to_a_memory_outside_the_file_is_left_out_with_a_warning(user, other_user):
+    # given one agent's export, whose memory supersedes a memory of another namespace
+    old = MemoryFactory(owner=user, content="Works at Initech", status="archived", strength=0.2)
+    new = MemoryFactory(owner=user, agent="coach", content="Works at Globex", strength=0.8)
+    MemoryRelation.objects.create(owner=user, source=new, target=old, type="supersedes")
+    exported = memory_export(owner=user, fmt="jsonl", agent="coach")
+    assert json.loads(exported)["relations"] == [{"type": "supersedes", "target": str(old.pk), "weight": 1.0}]
+
+    # when bob restores it
+    report = memory_import_text(owner=other_user, text=exported, name="memories.jsonl", actor=ACTOR)
+
+    # then the memory is restored without the edge, and the report says why
+    assert (report.added, [w.message for w in report.warnings]) == (
+        1,
+        [f"supersedes relation to {old.pk} left out: that memory is not in the file"],
+    )
+    assert not MemoryRelation.objects.filter(owner=other_user).exists()
