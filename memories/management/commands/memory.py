@@ -1,12 +1,13 @@
 """`manage.py memory <subcommand>`: manage one owner's memories from the shell (seed 003 §10.2).
 
 search QUERY --owner U [--top-k N] [--scope memories|turns|all]
-delete MEMORY_ID --owner U [--hard]
+delete MEMORY_ID --owner U [--hard [--yes]]
 stats --owner U
 consolidate --owner U [--session ID]
 export --owner U --format memory-md|memory-json|jsonl|learnings-md|user-md --output PATH
 import PATH --owner U [--format FORMAT]   (a file, or a folder of seed files to migrate)
 reembed --owner U | --all [--batch-size N]
+link-entities --owner U | --all   (entities for memories written before every write path linked them)
 eval --owner U --questions FILE [--k 1,5,10] [--json]
 """
 
@@ -98,6 +99,11 @@ class Command(BaseCommand):
             "for a JSONL file whose every line has its id, merge otherwise",
         )
 
+        p = sub.add_parser("link-entities", help="link memories to the entities their text names (idempotent)")
+        target = p.add_mutually_exclusive_group(required=True)
+        target.add_argument("--owner", metavar="USERNAME")
+        target.add_argument("--all", action="store_true", help="every owner")
+
         p = sub.add_parser("reembed", help="recompute embeddings of memories, turns and episodes")
         target = p.add_mutually_exclusive_group(required=True)
         target.add_argument("--owner", metavar="USERNAME")
@@ -118,7 +124,7 @@ class Command(BaseCommand):
         p.add_argument("--json", action="store_true", dest="as_json", help="the full report as JSON")
 
     def handle(self, *args, subcommand, **options):
-        getattr(self, f"_{subcommand}")(**options)
+        getattr(self, f"_{subcommand.replace('-', '_')}")(**options)
 
     # -- helpers ---------------------------------------------------------------------------------
 
@@ -381,6 +387,23 @@ class Command(BaseCommand):
             raise CommandError(f"import of {path} stopped: {report.error}")
 
     # -- reembed ---------------------------------------------------------------------------------
+
+    def _link_entities(self, *, owner, all, **_):  # noqa: A002 - the option is --all
+        from memories.models import MemoryEntity
+        from memories.services.entities import memory_entities_link
+
+        memories = Memory.objects.all() if all else Memory.objects.filter(owner=self._owner(owner))
+        memories = memories.only("pk", "owner_id", "content", "subject").order_by("pk")
+        links_before = MemoryEntity.objects.filter(memory__in=memories).count()
+        progress = Progress(self.stderr, memories.count(), "entities")
+        for memory in memories.iterator(chunk_size=500):
+            memory_entities_link(memory=memory)
+            progress.advance()
+        progress.finish()
+        links = MemoryEntity.objects.filter(memory__in=memories).count()
+        self.stdout.write(
+            render_table(["memories", "links", "new links"], [[progress.total, links, links - links_before]])
+        )
 
     def _reembed(self, *, owner, all, batch_size, **_):  # noqa: A002 - the option is --all
         if batch_size < 1:

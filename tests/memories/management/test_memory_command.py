@@ -146,3 +146,30 @@ def test_serve_prints_only_the_banner_on_stdout_and_stops_on_sigterm():
 
     assert server.returncode == 0
     assert out == f"Agent memory service on http://127.0.0.1:{port}/\n"
+
+
+@pytest.mark.django_db
+def test_link_entities_links_memories_written_before_linking_existed(user, other_user):
+    # given memories stored without entities (as rows written before every path linked them)
+    from memories.models import MemoryEntity
+    from tests.factories import MemoryFactory
+
+    lisbon = MemoryFactory(owner=user, content="Lives near the Alfama district in Lisbon")
+    MemoryFactory(owner=user, content="Prefers green tea")
+    theirs = MemoryFactory(owner=other_user, content="Works at Google")
+    out, err = StringIO(), StringIO()
+
+    # when alice's are linked, twice
+    call_command("memory", "link-entities", "--owner", "alice", stdout=out, stderr=err)
+    again = StringIO()
+    call_command("memory", "link-entities", "--owner", "alice", stdout=again, stderr=StringIO())
+
+    # then her Lisbon memory is linked, bob's untouched, and the second run adds nothing
+    assert sorted(MemoryEntity.objects.filter(memory=lisbon).values_list("entity__name", flat=True)) == [
+        "Alfama",
+        "Lisbon",
+    ]
+    assert not MemoryEntity.objects.filter(memory=theirs).exists()
+    assert out.getvalue().splitlines()[2].split() == ["2", "2", "2"]
+    assert again.getvalue().splitlines()[2].split() == ["2", "2", "0"]
+    assert err.getvalue().endswith("100% 2/2\n")
