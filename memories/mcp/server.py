@@ -80,6 +80,7 @@ def _message(detail) -> str:
 
 def _run(principal: Principal, name: str, arguments: dict) -> dict:
     """One tool call in a worker thread, with Django's per-request connection hygiene around it."""
+    from accesslog.services import access_log_record
     from memories.selectors.context import context_build
     from memories.services.tools import tool_execute
 
@@ -90,6 +91,13 @@ def _run(principal: Principal, name: str, arguments: dict) -> dict:
             raise ToolError("the API key's owner no longer exists or is inactive")
         if name == "get_context":
             result = context_build(owner=owner, agent=principal.agent, **arguments)
+            access_log_record(
+                owner_id=owner.pk,
+                kind="context",
+                query=arguments.get("query") or "",
+                agent=principal.agent,
+                results=result["memories"],
+            )
         else:
             result = tool_execute(
                 owner=owner, name=name, arguments=arguments, actor=principal.actor, agent=principal.agent

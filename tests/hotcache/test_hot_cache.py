@@ -231,3 +231,19 @@ def test_the_cache_can_be_turned_off(api, user, settings):
     # then both are built from the tables and nothing is counted
     assert (first["cached"], second["cached"]) == (False, False)
     assert api.get("/api/v1/metrics/").json()["context_cache"]["hits"] == 0
+
+
+def test_erasing_an_agent_drops_its_memories_from_the_next_context_call(api, user):
+    # given a cached context over every namespace, with a memory of the coach agent
+    MemoryFactory(owner=user, content="Drinks green tea every morning", strength=0.9)
+    MemoryFactory(owner=user, content="Runs 10 km every Sunday", strength=0.9, agent="coach")
+    assert len(_context(api, {})["memories"]) == 2
+    assert _context(api, {})["cached"] is True
+
+    # when the coach's namespace is erased (no memory.changed: an erasure of its own)
+    assert api.delete(f"/api/v1/data/?confirm={user.username}&agent=coach").status_code == 200
+
+    # then the next context call is built anew without the coach's memory
+    after = _context(api, {})
+    assert after["cached"] is False
+    assert _texts(after) == ["Drinks green tea every morning"]
