@@ -30,6 +30,7 @@ from memories.models import (
 )
 from memories.selectors.metrics import metrics_get
 from memories.selectors.retrieval import SEARCHABLE_STATUSES, memory_search
+from memory_groups.selectors import group_filter_ids
 
 # Each order walks an index on (owner_id, column[, id]) (dashboard/migrations/0001_browse_indexes.py).
 SORTS = {
@@ -78,6 +79,8 @@ class BrowseQuery:
     direction: str = "desc"
     cursor: str = ""
     limit: int = PAGE_SIZE
+    # A memory group's name or id (memory_groups): its memories and those of the groups below it.
+    group: str = ""
 
 
 def _float_param(params, name: str) -> float | None:
@@ -108,6 +111,9 @@ def browse_query_parse(params) -> BrowseQuery:
     if source and source not in Source.values:
         raise ValueError(f"source must be one of {', '.join(Source.values)}")
     agent = params.get("agent")
+    group = params.get("group", "").strip()
+    if "\x00" in group or len(group) > 100:
+        raise ValueError("group must be a group's name or id")
     sort = params.get("sort", "updated").strip() or "updated"
     if sort not in SORTS:
         raise ValueError(f"sort must be one of {', '.join(SORTS)}")
@@ -132,6 +138,7 @@ def browse_query_parse(params) -> BrowseQuery:
         direction=direction,
         cursor=params.get("cursor", "").strip(),
         limit=limit,
+        group=group,
     )
     if query.cursor:
         _cursor_decode(query.cursor, SORTS[sort])
@@ -177,6 +184,11 @@ def _filtered(owner, query: BrowseQuery, *, text_filter: bool):
         qs = qs.filter(strength__lte=query.max_strength)
     if text_filter and query.q:
         qs = qs.filter(Q(content__icontains=query.q) | Q(subject__icontains=query.q))
+    if query.group:
+        from memory_groups.models import MemoryGroupMember
+
+        group_ids = group_filter_ids(owner=owner, ref=query.group)
+        qs = qs.filter(pk__in=MemoryGroupMember.objects.filter(group_id__in=group_ids).values("memory_id"))
     return qs
 
 
@@ -242,6 +254,7 @@ def _browse_search(owner, query: BrowseQuery) -> dict:
         agent=query.agent,
         # Browsing is a person looking, not an agent recalling: it must not count as a use.
         record_access=False,
+        group_ids=group_filter_ids(owner=owner, ref=query.group),
     )
     scores = {r["id"]: r["score"] for r in found["results"]}
     rows = {

@@ -21,6 +21,7 @@ from dashboard.owners import owner_for, owner_query
 from memories.models import Category, Memory, Retention, Source, Status
 from memories.selectors.memories import memory_get, memory_get_detail, memory_history
 from memories.services.memories import SNAPSHOT_FIELDS
+from memory_groups.selectors import group_paths
 from memory_project.exceptions import ServiceError
 from sessions.models import Channel, ChatSession, Episode
 from sessions.selectors.sessions import episode_list, scratchpad_get, session_get, session_list, turn_list
@@ -76,6 +77,7 @@ def memory_browser(request):
         agents=selectors.memory_agents(owner=owner),
         selected_agent=request.GET.get("agent", "*"),
         sorts=list(selectors.SORTS),
+        groups=sorted(((str(pk), path) for pk, path in group_paths(owner=owner).items()), key=lambda g: g[1]),
     )
 
 

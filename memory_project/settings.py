@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "hotcache.apps.HotCacheConfig",
     "accesslog.apps.AccessLogConfig",
     "attachments.apps.AttachmentsConfig",
+    "memory_groups.apps.MemoryGroupsConfig",
 ]
 
 MIDDLEWARE = [

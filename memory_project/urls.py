@@ -10,6 +10,7 @@ from memories.api import compat as compat_api
 from memories.api import lifecycle as lifecycle_api
 from memories.api import transfer as transfer_api
 from memories.api import views as memory_views
+from memory_groups import api as groups_api
 from memory_project import health
 from sessions.api import views as session_views
 
@@ -58,6 +59,10 @@ api_v1 = [
         attachments_api.AttachmentDownloadApi.as_view(),
         name="attachment-download",
     ),
+    path("groups/", groups_api.GroupListCreateApi.as_view(), name="group-list"),
+    path("groups/<uuid:group_id>/", groups_api.GroupDetailApi.as_view(), name="group-detail"),
+    path("groups/<uuid:group_id>/assign/", groups_api.GroupAssignApi.as_view(), name="group-assign"),
+    path("groups/<uuid:group_id>/unassign/", groups_api.GroupUnassignApi.as_view(), name="group-unassign"),
     path("data/", erasure_api.OwnerDataApi.as_view(), name="owner-data"),
     path("erasure/receipts/", erasure_api.ErasureReceiptListApi.as_view(), name="erasure-receipts"),
     path("erasure/receipts/<uuid:receipt_id>/", erasure_api.ErasureReceiptDetailApi.as_view(), name="erasure-receipt"),

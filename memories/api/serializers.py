@@ -154,6 +154,11 @@ class SearchInputSerializer(StrictSerializer):
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
     since = SafeDateTimeField(required=False, allow_null=True, default=None)
     until = SafeDateTimeField(required=False, allow_null=True, default=None)
+    group = CleanCharField(
+        max_length=100,
+        required=False,
+        help_text="A memory group's name or id: its memories and those of the groups below it.",
+    )
 
 
 class SourceRefSerializer(serializers.Serializer):
@@ -186,6 +191,7 @@ class ContextQuerySerializer(StrictSerializer):
     session_id = serializers.UUIDField(required=False, allow_null=True, default=None)
     max_tokens = serializers.IntegerField(required=False, min_value=100, max_value=200_000, default=None)
     owner = CleanCharField(max_length=150, required=False)
+    group = CleanCharField(max_length=100, required=False, help_text="Only memories of this memory group (name or id).")
 
 
 # What GET /api/v1/context/ returns (memories.selectors.context.context_build), field for field.

@@ -25,6 +25,7 @@ from memories.services.transfer import (
     memory_export,
     memory_import_text,
 )
+from memory_groups.selectors import group_filter_ids
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import ServiceError
@@ -250,6 +251,7 @@ class ExportQuerySerializer(StrictSerializer):
     format = serializers.ChoiceField(choices=EXPORT_FORMATS, required=False, default="jsonl")
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
     owner = CleanCharField(max_length=150, required=False)
+    group = CleanCharField(max_length=100, required=False, default=None)
 
 
 class ExportApi(APIView):
@@ -259,6 +261,9 @@ class ExportApi(APIView):
         parameters=[
             OpenApiParameter("format", str, enum=list(EXPORT_FORMATS), description="default jsonl"),
             OpenApiParameter("agent", str, description="one agent namespace; all of them when absent"),
+            OpenApiParameter(
+                "group", str, description="only this memory group's memories (name or id, groups below it too)"
+            ),
         ],
         # Each format's own media type (EXPORT_CONTENT_TYPES), as the response says.
         responses={
@@ -275,7 +280,9 @@ class ExportApi(APIView):
         query = ExportQuerySerializer(data=request.query_params.dict())
         query.is_valid(raise_exception=True)
         fmt = query.validated_data["format"]
-        text = memory_export(owner=request_owner(request), fmt=fmt, agent=query.validated_data["agent"])
+        owner = request_owner(request)
+        group_ids = group_filter_ids(owner=owner, ref=query.validated_data["group"])
+        text = memory_export(owner=owner, fmt=fmt, agent=query.validated_data["agent"], group_ids=group_ids)
         response = HttpResponse(text, content_type=EXPORT_CONTENT_TYPES[fmt])
         response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILE_NAMES[fmt]}"'
         return response

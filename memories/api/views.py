@@ -33,6 +33,7 @@ from memories.services.decisions import memory_write
 from memories.services.memories import memory_forget, memory_update
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
+from memory_groups.selectors import group_filter_ids
 from memory_project.api.fields import CleanCharField, request_owner
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination
@@ -56,6 +57,9 @@ class MemoryListFilterSerializer(serializers.Serializer):
     source = serializers.ChoiceField(choices=Source.choices, required=False)
     agent = serializers.CharField(required=False, allow_blank=True, max_length=100)
     q = serializers.CharField(required=False, max_length=500)
+    group = CleanCharField(
+        required=False, max_length=100, help_text="a memory group's name or id (groups below it too)"
+    )
     ordering = serializers.ChoiceField(
         choices=[
             "-updated_at",
@@ -81,7 +85,9 @@ class MemoryListCreateApi(APIView):
     def get(self, request):
         filters = MemoryListFilterSerializer(data=request.query_params)
         filters.is_valid(raise_exception=True)
-        qs = memory_list(owner=request_owner(request), **filters.validated_data)
+        data = dict(filters.validated_data)
+        owner = request_owner(request)
+        qs = memory_list(owner=owner, group_ids=group_filter_ids(owner=owner, ref=data.pop("group", None)), **data)
         paginator = StandardPagination()
         page = paginator.paginate_queryset(qs, request, view=self)
         return paginator.get_paginated_response(MemoryOutputSerializer(page, many=True).data)
@@ -174,8 +180,9 @@ class SearchApi(APIView):
         serializer = SearchInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
         owner = request_owner(request)
-        found = memory_search(owner=owner, **serializer.validated_data)
-        data = serializer.validated_data
+        data = dict(serializer.validated_data)
+        group_ids = group_filter_ids(owner=owner, ref=data.pop("group", None))
+        found = memory_search(owner=owner, group_ids=group_ids, **data)
         access_log_record(
             owner_id=owner.pk, kind="search", query=data["query"], agent=data.get("agent"), results=found["results"]
         )
@@ -193,7 +200,8 @@ class ContextApi(APIView):
         if data.get("session_id") is not None:
             # Another owner's session is a 404 here too, never silently treated as a fresh one.
             session_get(owner=owner, session_id=data["session_id"])
-        block = context_build(owner=owner, **data)
+        group_ids = group_filter_ids(owner=owner, ref=data.pop("group", None))
+        block = context_build(owner=owner, group_ids=group_ids, **data)
         access_log_record(
             owner_id=owner.pk,
             kind="context",

@@ -14,11 +14,13 @@ from sessions.models import ConversationTurn, Role
 from sessions.selectors.sessions import scratchpad_get
 
 
-def _pinned(owner, agent: str | None) -> list[Memory]:
+def _pinned(owner, agent: str | None, group_ids: list | None = None) -> list[Memory]:
     cfg = settings.MEMORY_SCORING
     rows = Memory.objects.filter(owner=owner, status=Status.ACTIVE, strength__gte=cfg["PIN_MIN_STRENGTH"])
     if agent is not None:
         rows = rows.filter(agent=agent)
+    if group_ids is not None:
+        rows = rows.filter(group_links__group_id__in=group_ids).distinct()
     return list(
         rows.exclude(expires_at__lte=_now())
         .exclude(relations_in__type=RelationType.SUPERSEDES)
@@ -27,10 +29,10 @@ def _pinned(owner, agent: str | None) -> list[Memory]:
     )
 
 
-def _context_memories(owner, agent: str | None, query: str, record_access: bool) -> dict:
+def _context_memories(owner, agent: str | None, query: str, record_access: bool, group_ids: list | None = None) -> dict:
     """The memories of a context block (JSON-ready, as the hot cache keeps them): the pinned ones
     and, for a query, the ones recalled for it; `searched` are the memory ids the search returned."""
-    pinned = _pinned(owner, agent)
+    pinned = _pinned(owner, agent, group_ids)
     recalled, searched = [], []
     if query:
         pinned_ids = {str(m.pk) for m in pinned}
@@ -42,6 +44,7 @@ def _context_memories(owner, agent: str | None, query: str, record_access: bool)
             include_archived=False,
             agent=agent,
             record_access=record_access,
+            group_ids=group_ids,
         )
         searched = [r["id"] for r in found["results"] if r["type"] == "memory"]
         # A superseded memory is history, not knowledge: it stays searchable but is never offered.
@@ -99,6 +102,7 @@ def context_build(
     session_id=None,
     max_tokens: int | None = None,
     record_access: bool = True,
+    group_ids: list | None = None,
 ) -> dict:
     """The context block for an agent's prompt. `record_access=False` previews it (the dashboard's
     context-window view) without counting the recalled memories as used.
@@ -116,8 +120,9 @@ def context_build(
             "query": recall_query,
             "recall": settings.CONTEXT_IMPLICIT_RECALL,
             "pin": [settings.MEMORY_SCORING["PIN_MIN_STRENGTH"], settings.MEMORY_SCORING["PIN_MAX"]],
+            "groups": sorted(str(g) for g in group_ids) if group_ids is not None else None,
         },
-        compute=lambda: _context_memories(owner, agent, recall_query, record_access),
+        compute=lambda: _context_memories(owner, agent, recall_query, record_access, group_ids),
     )
     if hit and record_access and found["searched"]:
         # What the search would have counted as used, had it run.

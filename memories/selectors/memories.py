@@ -25,6 +25,7 @@ def memory_list(
     q: str | None = None,
     source: str | None = None,
     ordering: str = "-updated_at",
+    group_ids: list | None = None,
 ):
     qs = Memory.objects.filter(owner=owner).defer("embedding", "search_vector", "search_ngrams")
     if category:
@@ -41,7 +42,15 @@ def memory_list(
         qs = qs.filter(source=source)
     if q:
         qs = qs.filter(Q(content__icontains=q) | Q(subject__icontains=q))
+    if group_ids is not None:
+        qs = qs.filter(pk__in=_group_members(group_ids))
     return qs.order_by(ordering, "id")
+
+
+def _group_members(group_ids: list):
+    from memory_groups.models import MemoryGroupMember
+
+    return MemoryGroupMember.objects.filter(group_id__in=group_ids).values("memory_id")
 
 
 def memory_history(*, memory: Memory):

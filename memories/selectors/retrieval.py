@@ -57,7 +57,7 @@ def _vector_literal(vector: list[float]) -> str:
     return "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
 
 
-def _memory_filters(owner_id, categories, include_archived, agent, since, until) -> tuple[str, list]:
+def _memory_filters(owner_id, categories, include_archived, agent, since, until, group_ids=None) -> tuple[str, list]:
     statuses = SEARCHABLE_STATUSES if include_archived else ("active",)
     sql = ["m.owner_id = %s", "m.status = ANY(%s)", "(m.expires_at IS NULL OR m.expires_at > now())"]
     params: list = [owner_id, list(statuses)]
@@ -73,6 +73,10 @@ def _memory_filters(owner_id, categories, include_archived, agent, since, until)
     if until is not None:
         sql.append("m.observed_at <= %s")
         params.append(until)
+    if group_ids is not None:
+        # memory_groups: the memories in these groups (a group and those below it, resolved by the caller).
+        sql.append("m.id IN (SELECT memory_id FROM memory_groups_memorygroupmember WHERE group_id = ANY(%s::uuid[]))")
+        params.append([str(g) for g in group_ids])
     return " AND ".join(sql), params
 
 
@@ -753,6 +757,7 @@ def memory_search(
     since: datetime | None = None,
     until: datetime | None = None,
     record_access: bool = True,
+    group_ids: list | None = None,
 ) -> dict:
     """Rank the owner's memories and/or turns for `query`; returns {results, took_ms}."""
     started = time.perf_counter()
@@ -772,9 +777,9 @@ def memory_search(
         lexemes, stored = _query_terms(cursor, query=query, owner_id=owner.pk, ef_search=cfg["HNSW_EF_SEARCH"])
         sources = []
         if scope in ("memories", "all"):
-            where, params = _memory_filters(owner.pk, categories, include_archived, agent, since, until)
+            where, params = _memory_filters(owner.pk, categories, include_archived, agent, since, until, group_ids)
             sources.append(_source(cursor, kind="memory", where=where, params=params, lexemes=lexemes, stored=stored))
-        if scope in ("turns", "all") and not categories:
+        if scope in ("turns", "all") and not categories and group_ids is None:
             where, params = _turn_filters(owner.pk, agent, since, until)
             sources.append(_source(cursor, kind="turn", where=where, params=params, lexemes=lexemes, stored=stored))
         vec = _vector_literal(query_vector.result())

@@ -297,13 +297,18 @@ def detect_format(name: str, text: str) -> str:
     )
 
 
-def memory_export(*, owner, fmt: str, agent: str | None = None) -> str:
-    """Everything of `owner` (one agent namespace when `agent` is given) in one format."""
+def memory_export(*, owner, fmt: str, agent: str | None = None, group_ids: list | None = None) -> str:
+    """Everything of `owner` (one agent namespace when `agent` is given, the memories of some
+    memory groups when `group_ids` are) in one format."""
     if fmt not in EXPORT_FORMATS:
         raise FormatError(f"unknown export format {fmt!r}; expected one of {', '.join(EXPORT_FORMATS)}")
     qs = Memory.objects.filter(owner=owner).defer("embedding", "search_vector", "search_ngrams")
     if agent is not None:
         qs = qs.filter(agent=agent)
+    if group_ids is not None:
+        from memory_groups.models import MemoryGroupMember
+
+        qs = qs.filter(pk__in=MemoryGroupMember.objects.filter(group_id__in=group_ids).values("memory_id"))
     if fmt == "jsonl":
         relations: dict = {}
         links = MemoryRelation.objects.filter(owner=owner, source__in=qs.values("pk")).order_by("created_at", "id")

@@ -90,6 +90,11 @@ def fill(*, api, user, webhook_url: str, telegram_user_id: int, say, extra_text:
         format="json",
     )
     assert created.status_code == 201, created.content
+    # a memory group whose rule fills it as memories are written, and one nested in it
+    life = api.post("/api/v1/groups/", {"name": "life", "rules": {"categories": ["preference", "fact"]}}, format="json")
+    assert life.status_code == 201, life.content
+    nested = {"name": "family", "parent": life.json()["id"], "rules": {"entities": ["Ana"]}}
+    assert api.post("/api/v1/groups/", nested, format="json").status_code == 201
     turns = [
         {"role": "user", "content": SHARED_TEXT},
         {"role": "assistant", "content": "Noted, green tea it is."},

@@ -129,6 +129,8 @@ def test_erasure_removes_every_row_file_and_key_of_the_owner_and_nothing_else(wo
         "integrations.TelegramLink",
         "integrations.TelegramLinkCode",
         "attachments.Attachment",
+        "memory_groups.MemoryGroup",
+        "memory_groups.MemoryGroupMember",
     ):
         assert expected.get(label, 0) > 0, f"the fill wrote no {label}"
     bob_before = snapshot(bob.pk)

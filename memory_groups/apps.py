@@ -1,0 +1,12 @@
+from django.apps import AppConfig
+
+
+class MemoryGroupsConfig(AppConfig):
+    name = "memory_groups"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self):
+        from memory_groups.services import group_event_listener
+        from memory_project.events import event_listener_register
+
+        event_listener_register(group_event_listener)
