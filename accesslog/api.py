@@ -33,6 +33,8 @@ class QueryLogOutputSerializer(serializers.ModelSerializer):
 
 
 class AccessLogApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(
         parameters=[AccessLogFilterSerializer],
         responses=QueryLogOutputSerializer(many=True),

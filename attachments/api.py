@@ -79,6 +79,8 @@ class AttachmentFilterSerializer(serializers.Serializer):
 
 
 class AttachmentListApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(parameters=[AttachmentFilterSerializer], responses=AttachmentOutputSerializer(many=True))
     def get(self, request):
         filters = AttachmentFilterSerializer(data=request.query_params)

@@ -556,6 +556,7 @@ SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
         "Seed004CategoryEnum": "memories.api.compat.SEED_CATEGORIES",
         "ResultTypeEnum": ["memory", "turn"],
         "ToolTypeEnum": ["function"],
+        "WriteActionEnum": ["add", "update", "delete", "noop"],
     }
 )
 

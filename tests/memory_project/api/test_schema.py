@@ -22,6 +22,8 @@ PAGINATED = {
     "/api/v1/webhooks/": "WebhookOutput",
     "/api/v1/webhooks/{webhook_id}/deliveries/": "WebhookDeliveryOutput",
     "/api/v1/erasure/receipts/": "ErasureReceipt",
+    "/api/v1/access-log/": "QueryLogOutput",
+    "/api/v1/attachments/": "AttachmentOutput",
 }
 METHODS = {"get", "post", "put", "patch", "delete"}
 
@@ -53,6 +55,18 @@ def test_every_paginated_list_is_documented_as_a_page_of_results(schema):
         assert set(properties) == {"count", "next", "previous", "results"}
         assert properties["results"]["items"]["$ref"] == f"#/components/schemas/{component}"
         assert {p["name"] for p in operation["parameters"] if p["in"] == "query"} >= {"page", "page_size"}, path
+
+
+def test_no_operation_answers_a_bare_array(schema):
+    # every list of the API is paginated, so none may be documented as an array (a view that
+    # paginates by hand must declare pagination_class)
+    bare = [
+        (method, path)
+        for path, method, operation in _operations(schema)
+        for status, response in operation["responses"].items()
+        if response.get("content", {}).get("application/json", {}).get("schema", {}).get("type") == "array"
+    ]
+    assert bare == []
 
 
 def test_every_operation_documents_its_error_statuses_with_the_one_error_shape(schema):
