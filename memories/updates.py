@@ -264,7 +264,12 @@ _EN_NOW = re.compile(
     r"\b(?:now|nowadays|these days|currently|from now on)\b|\bonly\s+\w+s?\b.*\b(?:now|these days|nowadays)\b",
     re.I,
 )
-_EN_NOW_ONLY = re.compile(r"\b(?:these days|nowadays|now)\b.*\bonly\b|\bonly\b.*\b(?:these days|nowadays|now)\b", re.I)
+_EN_NOW_ONLY = re.compile(
+    r"\b(?:these days|nowadays|now)\b.*\bonly\b|\bonly\b.*\b(?:these days|nowadays|now)\b"
+    # "only drinks green tea": a habit with one value excludes the others, whenever it was said.
+    r"|\bonly (?:drinks?|eats?|uses?|wears?|reads?|listens? to|watches|plays?|takes?|buys?|cooks?)\b",
+    re.I,
+)
 _ZH_SWITCH = re.compile(
     r"从(?P<old>.+?)(?:换成了?|换到了?|改成了?|改为|改用|搬到了?|搬去了?|转到了?|跳槽到了?)(?P<new>.+)"
 )
@@ -322,7 +327,7 @@ def update_of(text: str) -> Update | None:
         m = pattern.search(lowered)
         if m:
             return Update("stop", old=_clean(m.group("old")))
-    if _EN_NOW.search(lowered) or _ZH_NOW.search(lowered):
+    if _EN_NOW.search(lowered) or _ZH_NOW.search(lowered) or exclusive(lowered):
         return Update("now")
     return None
 

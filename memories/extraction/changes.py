@@ -48,6 +48,10 @@ _ONLY = [
     re.compile(r"^(?P<rest>i\s+(?:now|nowadays)\s+only\s+.+)$", re.I),
     re.compile(r"^(?P<rest>i\s+only\s+.+?)\s+(?:these days|nowadays|now)$", re.I),
 ]
+# "(These days) I only drink green tea in the morning": the lead time may be stripped before the rules.
+_ONLY_HABIT = re.compile(
+    r"^(?P<rest>i\s+(?:now\s+)?only\s+(?:drink|eat|use|wear|read|listen to|watch|play|take|buy|cook)\s+.+)$", re.I
+)
 _SENTIMENT = re.compile(r"^(?:really\s+)?(?:like|love|enjoy|hate|dislike|care for|mind)\b", re.I)
 _PLACE_END = re.compile(
     r"\s+(?:last|this|a|two|three|few|in|on|since|with|because|after|for)\b.*$|\s+(?:ago|recently)$", re.I
@@ -104,6 +108,9 @@ def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
         m = pattern.match(clause)
         if m:
             return make(ctx, capitalize(third_person(m["rest"])) + " these days", _category(clause), MEDIUM)
+    m = _ONLY_HABIT.match(clause)
+    if m:
+        return make(ctx, capitalize(third_person(m["rest"])), _category(clause), MEDIUM)
     return None
 
 

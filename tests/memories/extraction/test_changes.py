@@ -1,0 +1,71 @@
+"""Statements of change through the heuristic extractor: each keeps its cue for the merge decision."""
+
+import pytest
+
+from memories.extraction.heuristic import extract_candidates
+from tests.memories.extraction.builders import brief, user_says
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("I have quit coffee completely.", ("User has quit coffee completely", "preference", 0.8, "", "", "")),
+        ("I stopped eating meat.", ("User stopped eating meat", "fact", 0.8, "", "", "")),
+        ("I no longer eat meat.", ("User no longer eats meat", "fact", 0.8, "", "", "")),
+        ("I don't drink coffee anymore.", ("User doesn't drink coffee anymore", "preference", 0.8, "", "", "")),
+        ("I switched from vim to VS Code.", ("User switched from vim to VS Code", "fact", 0.8, "", "", "")),
+        (
+            "Actually I switched to green tea instead of coffee.",
+            ("User switched to green tea instead of coffee", "preference", 0.9, "", "", ""),
+        ),
+        (
+            "We moved from Berlin to Lisbon last month.",
+            ("User moved from Berlin to Lisbon last month (2026-02)", "fact", 0.8, "residence", "lives in", "Lisbon"),
+        ),
+        (
+            "I relocated to Osaka this spring.",
+            ("User relocated to Osaka this spring", "fact", 0.8, "residence", "lives in", "Osaka"),
+        ),
+        (
+            "I joined Stripe as a designer.",
+            ("User joined Stripe as a designer", "fact", 0.8, "employer", "works at", "Stripe"),
+        ),
+        (
+            "I started working at St. Mary's Hospital in June.",
+            (
+                "User started working at St. Mary's Hospital in June",
+                "fact",
+                0.8,
+                "employer",
+                "works at",
+                "St. Mary's Hospital",
+            ),
+        ),
+        (
+            "These days I only drink green tea in the morning.",
+            ("User only drinks green tea in the morning", "preference", 0.6, "", "", ""),
+        ),
+        ("我不再喝咖啡了。", ("用户不再喝咖啡了", "preference", 0.8, "", "", "")),
+        ("我戒了烟。", ("用户戒了烟", "fact", 0.8, "", "", "")),
+        ("我把编辑器换成了VS Code。", ("用户把编辑器换成了VS Code", "fact", 0.8, "", "", "")),
+        ("我从杭州搬到了深圳。", ("用户从杭州搬到了深圳", "fact", 0.8, "residence", "lives in", "深圳")),
+        ("我现在只喝绿茶。", ("用户现在只喝绿茶", "preference", 0.8, "", "", "")),
+        ("我跳槽到了腾讯。", ("用户跳槽到了腾讯", "fact", 0.8, "employer", "works at", "腾讯")),
+    ],
+)
+def test_a_statement_of_change_becomes_one_memory_with_its_cue(line, expected):
+    # given one user turn saying that something changed
+    # when it is extracted
+    candidates = extract_candidates(user_says(line), [])
+
+    # then one memory keeps the change in the user's words (and the slot for moves and new jobs)
+    assert [brief(c) for c in candidates] == [expected]
+
+
+def test_a_sentiment_that_stopped_keeps_its_opinion_slot():
+    # given "not … anymore" about a liking
+    # when it is extracted
+    [candidate] = extract_candidates(user_says("I don't like jazz anymore."), [])
+
+    # then the sentiment rule fills the opinion slot, so it replaces "likes jazz" by slot
+    assert brief(candidate) == ("User doesn't like jazz", "preference", 0.6, "jazz", "opinion", "dislikes")
