@@ -25,6 +25,7 @@ from memories.models import (
     Memory,
     MemoryEvent,
     MemoryRelation,
+    RelationType,
     Source,
     Status,
 )
@@ -44,6 +45,8 @@ PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 COUNT_CAP = 10_000
 SEARCH_TOP_K = 100
+# A search result is listed when its relevance is at least this share of the best result's.
+SEARCH_RELATIVE_CUTOFF = 0.5
 ROW_FIELDS = (
     "id",
     "content",
@@ -81,6 +84,8 @@ class BrowseQuery:
     limit: int = PAGE_SIZE
     # A memory group's name or id (memory_groups): its memories and those of the groups below it.
     group: str = ""
+    # Search lists the matches under SEARCH_RELATIVE_CUTOFF too.
+    weak: bool = False
 
 
 def _float_param(params, name: str) -> float | None:
@@ -139,6 +144,7 @@ def browse_query_parse(params) -> BrowseQuery:
         cursor=params.get("cursor", "").strip(),
         limit=limit,
         group=group,
+        weak=params.get("weak", "") in ("1", "true"),
     )
     if query.cursor:
         _cursor_decode(query.cursor, SORTS[sort])
@@ -208,6 +214,13 @@ def _row(values: dict) -> dict:
     return out
 
 
+def _with_conflicts(owner, rows: list[dict]) -> list[dict]:
+    conflicts = memory_conflicts(owner=owner, ids=[r["id"] for r in rows]) if rows else {}
+    for row in rows:
+        row["conflict"] = conflicts.get(row["id"])
+    return rows
+
+
 def memory_browse(*, owner, query: BrowseQuery) -> dict:
     """One page of the owner's memories: ranked by the API's hybrid search when there is a query
     (top SEARCH_TOP_K, active and archived memories, as the API searches), otherwise in the
@@ -236,7 +249,7 @@ def memory_browse(*, owner, query: BrowseQuery) -> dict:
     next_cursor = _cursor_encode(rows[-1][column], rows[-1]["id"]) if more else None
     return {
         "mode": "list",
-        "results": [_row(r) for r in rows],
+        "results": _with_conflicts(owner, [_row(r) for r in rows]),
         "next_cursor": next_cursor,
         "count": count,
         "count_capped": capped,
@@ -256,18 +269,31 @@ def _browse_search(owner, query: BrowseQuery) -> dict:
         record_access=False,
         group_ids=group_filter_ids(owner=owner, ref=query.group),
     )
-    scores = {r["id"]: r["score"] for r in found["results"]}
+    ranked = found["results"]
+    weak = 0
+    if ranked and not query.weak:
+        # Matches far below the best one are noise to a person reading the list (a search always
+        # finds its top_k); they are counted and one click away.
+        floor = SEARCH_RELATIVE_CUTOFF * max(r["scores"]["relevance"] for r in ranked)
+        kept = [r for r in ranked if r["scores"]["relevance"] >= floor]
+        weak, ranked = len(ranked) - len(kept), kept
+    found_by_id = {r["id"]: r for r in ranked}
     rows = {
         str(r["id"]): r
-        for r in _filtered(owner, query, text_filter=False).filter(pk__in=list(scores)).values(*ROW_FIELDS)
+        for r in _filtered(owner, query, text_filter=False).filter(pk__in=list(found_by_id)).values(*ROW_FIELDS)
     }
-    results = [dict(_row(rows[i]), score=scores[i]) for i in scores if i in rows]
+    results = [
+        dict(_row(rows[i]), score=found_by_id[i]["score"], scores=found_by_id[i]["scores"])
+        for i in found_by_id
+        if i in rows
+    ][: query.limit]
     return {
         "mode": "search",
-        "results": results[: query.limit],
+        "results": _with_conflicts(owner, results),
         "next_cursor": None,
-        "count": len(results[: query.limit]),
+        "count": len(results),
         "count_capped": False,
+        "weak_hidden": weak,
         "took_ms": found["took_ms"],
     }
 
@@ -470,12 +496,71 @@ def memory_strength_series(*, memory: Memory, events, horizon_days: int = 365) -
     }
 
 
+# How a relation reads from each end, and which of a pair's types names it (a supersede is also
+# recorded as a contradiction: one row, "supersedes", not two).
+RELATION_WORDS = {
+    "supersedes": ("supersedes", "superseded by"),
+    "contradicts": ("contradicts", "contradicted by"),
+    "refines": ("refines", "refined by"),
+    "supports": ("supports", "supported by"),
+    "related": ("related to", "related to"),
+}
+RELATION_ORDER = ("supersedes", "contradicts", "refines", "supports", "related")
+
+
 def memory_relations(*, memory: Memory) -> list[dict]:
-    out = []
+    """One row per other memory: its strongest relation to this one, in words from this side."""
     outgoing = MemoryRelation.objects.filter(owner_id=memory.owner_id, source=memory).select_related("target")
     incoming = MemoryRelation.objects.filter(owner_id=memory.owner_id, target=memory).select_related("source")
-    for rel in outgoing.order_by("type", "-created_at")[:200]:
-        out.append({"direction": "out", "type": rel.type, "weight": rel.weight, "other": rel.target})
-    for rel in incoming.order_by("type", "-created_at")[:200]:
-        out.append({"direction": "in", "type": rel.type, "weight": rel.weight, "other": rel.source})
+    pairs: dict = {}
+    for direction, rels in (("out", outgoing.order_by("id")[:200]), ("in", incoming.order_by("id")[:200])):
+        for rel in rels:
+            other = rel.target if direction == "out" else rel.source
+            row = pairs.setdefault((direction, other.pk), {"direction": direction, "other": other, "types": set()})
+            row["types"].add(rel.type)
+    out = []
+    for row in pairs.values():
+        kind = min(row["types"], key=RELATION_ORDER.index)
+        words = RELATION_WORDS[kind]
+        out.append(
+            {
+                "direction": row["direction"],
+                "type": kind,
+                "words": words[0] if row["direction"] == "out" else words[1],
+                "other": row["other"],
+            }
+        )
+    out.sort(key=lambda r: (RELATION_ORDER.index(r["type"]), r["direction"], str(r["other"].pk)))
+    return out
+
+
+CONFLICT_RANK = {"superseded": 0, "supersedes": 1, "contradicted": 2}
+
+
+def memory_conflicts(*, owner, ids: list) -> dict[str, str]:
+    """For each of `ids` in a contradiction with a memory that is not forgotten: "superseded" (a
+    newer memory replaced it), "supersedes", or "contradicted" (two memories disagree and neither
+    replaced the other). One query for a page of rows."""
+    rels = (
+        MemoryRelation.objects.filter(owner=owner, type__in=(RelationType.CONTRADICTS, RelationType.SUPERSEDES))
+        .filter(Q(source_id__in=ids) | Q(target_id__in=ids))
+        .exclude(source__status=Status.FORGOTTEN)
+        .exclude(target__status=Status.FORGOTTEN)
+        .values_list("source_id", "target_id", "type")
+    )
+    wanted = {str(i) for i in ids}
+    out: dict[str, str] = {}
+
+    def mark(memory_id, state):
+        key = str(memory_id)
+        if key in wanted and CONFLICT_RANK[state] < CONFLICT_RANK.get(out.get(key), len(CONFLICT_RANK)):
+            out[key] = state
+
+    for source, target, kind in rels:
+        if kind == RelationType.SUPERSEDES:
+            mark(target, "superseded")
+            mark(source, "supersedes")
+        else:
+            mark(target, "contradicted")
+            mark(source, "contradicted")
     return out

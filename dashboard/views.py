@@ -2,6 +2,8 @@
 owner picked by dashboard.owners.owner_for (the user, or the owner a staff member switched to)."""
 
 import json
+import re
+import uuid
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -81,7 +83,25 @@ def memory_browser(request):
     )
 
 
-def _history_rows(events) -> list[dict]:
+# The merge decision names other memories by id in its reasons ("superseded by <id>: …"); the page
+# links each one by its text instead.
+MEMORY_ID = re.compile(r"[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}")
+
+
+def _reason_parts(reason: str, others: dict) -> list[dict]:
+    parts, at = [], 0
+    for found in MEMORY_ID.finditer(reason):
+        parts.append({"text": reason[at : found.start()]})
+        memory_id = uuid.UUID(found.group(0))
+        parts.append({"id": memory_id, "memory": others.get(memory_id)})
+        at = found.end()
+    parts.append({"text": reason[at:]})
+    return [p for p in parts if p.get("text") != ""]
+
+
+def _history_rows(events, owner) -> list[dict]:
+    named = {uuid.UUID(m) for event in events for m in MEMORY_ID.findall(event.reason or "")}
+    others = {m.pk: m for m in Memory.objects.filter(owner=owner, pk__in=named).only("id", "content", "status")}
     rows = []
     for event in events:
         before = event.before if isinstance(event.before, dict) else {}
@@ -91,7 +111,14 @@ def _history_rows(events) -> list[dict]:
             for f in SNAPSHOT_FIELDS
             if (f in after or f in before) and before.get(f) != after.get(f) and (before or f in ("content", "status"))
         ]
-        rows.append({"event": event, "changes": changes, "revertible": bool(after or before)})
+        rows.append(
+            {
+                "event": event,
+                "changes": changes,
+                "revertible": bool(after or before),
+                "reason": _reason_parts(event.reason or "", others),
+            }
+        )
     return rows
 
 
@@ -111,7 +138,8 @@ def memory_detail(request, memory_id):
         structured_json=json.dumps(memory.structured_data, indent=2, ensure_ascii=False)
         if memory.structured_data
         else "",
-        history=_history_rows(events),
+        history=_history_rows(events, owner),
+        conflict=selectors.memory_conflicts(owner=owner, ids=[memory.pk]).get(str(memory.pk)),
         sources=sources,
         relations=selectors.memory_relations(memory=memory),
         entities=list(memory.entities.order_by("name")[:200]),

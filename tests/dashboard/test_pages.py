@@ -56,7 +56,7 @@ def test_memory_detail_shows_provenance_relations_entities_history_and_curve(ali
     html = alice_client.get(f"/memories/{data['tea'].pk}/").content.decode()
     assert "Drinks green tea every morning" in html
     assert f"/sessions/{data['session'].pk}/#turn-1" in html  # source turn linked to its session
-    assert "contradicts →" in html and "Drinks coffee every morning" in html
+    assert '<span class="chip rel">contradicts</span>' in html and "Drinks coffee every morning" in html
     assert 'id="chart-strength"' in html and '"projection"' in html
     assert "Revert to this" not in html  # a single version has nothing to revert to
     porto = alice_client.get(f"/memories/{data['porto'].pk}/").content.decode()

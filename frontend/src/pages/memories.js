@@ -41,6 +41,36 @@ function strengthBar(value) {
   );
 }
 
+// What the API's ranking made of a search result: the evidence (similarity, BM25 and their fused
+// relevance) and the weights on it (importance, recency, strength).
+const SCORE_PARTS = [
+  ["relevance", "relevance"],
+  ["similarity", "vector similarity"],
+  ["bm25", "BM25"],
+  ["importance", "importance"],
+  ["recency", "recency"],
+  ["strength", "strength"],
+];
+
+function scoreBreakdown(row) {
+  const list = el("dl", { className: "kv score-parts" });
+  for (const [key, label] of SCORE_PARTS) {
+    if (row.scores[key] === undefined) continue;
+    list.append(el("dt", {}, label), el("dd", { dataset: { score: key } }, Number(row.scores[key]).toFixed(3)));
+  }
+  const ranks = [
+    row.scores.vector_rank ? `vector #${row.scores.vector_rank}` : "not in the vector list",
+    row.scores.lexical_rank ? `full text #${row.scores.lexical_rank}` : "no word matched",
+  ].join(" · ");
+  list.append(el("dt", {}, "found by"), el("dd", {}, ranks));
+  return el(
+    "details",
+    { className: "score-detail small" },
+    el("summary", { className: "muted" }, `score ${Number(row.score).toFixed(3)}`),
+    list,
+  );
+}
+
 function renderRow(row) {
   const tr = el("tr", { dataset: { id: row.id, status: row.status } });
   const check = el("input", {
@@ -59,7 +89,7 @@ function renderRow(row) {
     el("a", { href: memoryUrl(row.id), className: "mem-content" }, row.content),
     row.pinned ? el("span", { className: "chip pinned small" }, "pinned") : null,
     row.review_reason && row.status === "pending_review" ? el("div", { className: "muted small" }, row.review_reason) : null,
-    row.score !== undefined ? el("div", { className: "muted small" }, `score ${Number(row.score).toFixed(3)}`) : null,
+    row.scores ? scoreBreakdown(row) : null,
   );
   const actions = el(
     "td",
@@ -82,7 +112,12 @@ function renderRow(row) {
     el("td", { className: "check" }, check),
     contentCell,
     el("td", {}, el("span", { className: `chip cat-${row.category}` }, row.category)),
-    el("td", {}, el("span", { className: `chip status-${row.status}` }, row.status)),
+    el(
+      "td",
+      {},
+      el("span", { className: `chip status-${row.status}` }, row.status),
+      row.conflict ? el("span", { className: `chip small conflict-${row.conflict}`, title: "See the memory's page for the other side" }, row.conflict) : null,
+    ),
     el("td", {}, strengthBar(row.strength)),
     el("td", { className: "num" }, Number(row.importance).toFixed(2)),
     el("td", { className: "small" }, row.agent || "—"),
@@ -167,7 +202,25 @@ function setCount(page) {
   lastPage = page;
   const node = document.getElementById("result-count");
   if (page.mode === "search") {
-    node.textContent = `${page.count} best matches (hybrid search, ${Math.round(page.took_ms)} ms)`;
+    node.replaceChildren(`${page.count} matches (hybrid search, ${Math.round(page.took_ms)} ms)`);
+    if (page.weak_hidden) {
+      node.append(
+        " · ",
+        el(
+          "button",
+          {
+            type: "button",
+            className: "linkish small",
+            id: "show-weak",
+            onclick: () => {
+              document.getElementById("weak-matches").value = "1";
+              load();
+            },
+          },
+          `show ${page.weak_hidden} weaker`,
+        ),
+      );
+    }
   } else if (page.count !== null && page.count !== undefined) {
     node.textContent = page.count_capped ? `more than ${page.count.toLocaleString()} memories` : `${page.count.toLocaleString()} memories`;
   }
@@ -278,6 +331,8 @@ export function init() {
   for (const control of form().querySelectorAll("select, input[type=number]")) {
     control.addEventListener("change", () => load());
   }
+  // A new query starts with the strong matches again.
+  form().querySelector("input[name=q]").addEventListener("input", () => (document.getElementById("weak-matches").value = ""));
   form().querySelector("input[name=q]").addEventListener("input", debounce(() => load(), 350));
   document.getElementById("load-more").addEventListener("click", () => load({ append: true }));
   document.getElementById("select-all").addEventListener("change", (e) => {
