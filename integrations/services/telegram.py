@@ -15,12 +15,14 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from attachments.services import attachments_prepare
 from integrations.models import TelegramLink, TelegramLinkCode, TelegramUpdate
-from integrations.services.telegram_api import telegram_send_message
+from integrations.services.telegram_api import TelegramFileTooLarge, telegram_file_download, telegram_send_message
 from memories.models import Memory, Status
 from memories.selectors.context import context_build
 from memories.selectors.retrieval import memory_search
 from memories.services.memories import memory_forget
+from memory_project.exceptions import ServiceError
 from sessions.models import Channel, ChatSession, ConversationTurn, Role
 from sessions.services.sessions import session_create, session_end, turn_append_many
 
@@ -137,9 +139,13 @@ def _handle(update: dict, replies: list) -> str:
     if not isinstance(user_id, int) or not isinstance(chat_id, int) or sender.get("is_bot"):
         return "ignored"
     raw = message.get("text") if isinstance(message.get("text"), str) else ""
+    shared = _shared_file(message)
+    if shared is not None and isinstance(message.get("caption"), str):
+        raw = message["caption"]
     # PostgreSQL text cannot hold NUL.
     text = raw.replace("\x00", "").strip()
-    command, argument = _command(text)
+    # A caption is what the user says about the file, never a command.
+    command, argument = _command(text) if shared is None else (None, "")
 
     def reply(body: str) -> None:
         replies.append((chat_id, body))
@@ -159,7 +165,7 @@ def _handle(update: dict, replies: list) -> str:
     if link.chat_id != chat_id:
         link.chat_id = chat_id
         link.save(update_fields=["chat_id"])
-    if not text:
+    if not text and shared is None:
         reply(ONLY_TEXT)
         return "unsupported"
     if link.pending_forget_id and command != "/yes":
@@ -179,7 +185,15 @@ def _handle(update: dict, replies: list) -> str:
         "/yes": lambda: _forget_confirm(link),
         "/unlink": lambda: _unlink(link),
     }
-    if command is None:
+    if command is None and shared is not None:
+        attachment, refusal = _download(link, shared, caption=text)
+        if refusal:
+            reply(notice + refusal)
+            return "file_refused"
+        outcome, body = _chat(
+            link, text=text or f"({shared['kind']}: {attachment['filename']})", message=message, attachment=attachment
+        )
+    elif command is None:
         outcome, body = _chat(link, text=text, message=message)
     else:
         outcome, body = handlers.get(command, lambda: ("help", f"Unknown command {command}.\n\n{HELP}"))()
@@ -245,7 +259,45 @@ def _message_time(message: dict) -> datetime:
     return now
 
 
-def _chat(link: TelegramLink, *, text: str, message: dict) -> tuple[str, str]:
+def _shared_file(message: dict) -> dict | None:
+    """The photo (its largest size; Telegram sends photos as JPEG) or document of a message."""
+    photos = message.get("photo")
+    if isinstance(photos, list) and photos and isinstance(photos[-1], dict) and photos[-1].get("file_id"):
+        name = f"photo_{message.get('message_id', 0)}.jpg"
+        return {"kind": "photo", "file_id": str(photos[-1]["file_id"]), "filename": name, "content_type": "image/jpeg"}
+    document = message.get("document")
+    if isinstance(document, dict) and document.get("file_id"):
+        return {
+            "kind": "file",
+            "file_id": str(document["file_id"]),
+            "filename": str(document.get("file_name") or "document")[:255],
+            "content_type": str(document.get("mime_type") or "application/octet-stream")[:100],
+        }
+    return None
+
+
+def _download(link: TelegramLink, shared: dict, *, caption: str) -> tuple[dict | None, str]:
+    """The attachment of a shared file, checked against the same limits as the API's; or a reply
+    saying why it is not kept."""
+    limit = settings.ATTACHMENT_MAX_BYTES
+    try:
+        data = telegram_file_download(shared["file_id"], max_bytes=limit)
+    except TelegramFileTooLarge as exc:
+        return None, f"I can't keep that file: it is {exc.size} bytes; the limit is {limit} bytes."
+    attachment = {
+        "filename": shared["filename"],
+        "content_type": shared["content_type"],
+        "data": data,
+        "caption": caption,
+    }
+    try:
+        attachments_prepare(owner_id=link.owner_id, turns=[{"attachments": [attachment]}])
+    except ServiceError as exc:
+        return None, f"I can't keep that file: {exc.message}"
+    return attachment, ""
+
+
+def _chat(link: TelegramLink, *, text: str, message: dict, attachment: dict | None = None) -> tuple[str, str]:
     from dashboard import responder
 
     session = _open_session(link)
@@ -263,6 +315,7 @@ def _chat(link: TelegramLink, *, text: str, message: dict) -> tuple[str, str]:
                 "speaker": speaker,
                 "created_at": _message_time(message),
                 "metadata": metadata,
+                **({"attachments": [attachment]} if attachment else {}),
             }
         ],
     )

@@ -70,6 +70,34 @@ def telegram_call(method: str, payload: dict):
     raise AssertionError("unreachable")
 
 
+def telegram_file_download(file_id: str, *, max_bytes: int) -> bytes:
+    """The bytes of a file a user sent (getFile, then the file URL); a file larger than `max_bytes`
+    is refused before it is downloaded (TelegramFileTooLarge)."""
+    info = telegram_call("getFile", {"file_id": file_id}) or {}
+    size = info.get("file_size")
+    if isinstance(size, int) and size > max_bytes:
+        raise TelegramFileTooLarge(size)
+    path = info.get("file_path")
+    if not isinstance(path, str) or not path:
+        raise TelegramApiError("getFile returned no file_path")
+    url = f"{settings.TELEGRAM_API_BASE.rstrip('/')}/file/bot{settings.TELEGRAM_BOT_TOKEN}/{path}"
+    try:
+        response = http_client().get(url, timeout=settings.TELEGRAM_TIMEOUT_SECONDS)
+    except httpx2.HTTPError as exc:
+        raise TelegramApiError(_redact(f"file download failed: {exc.__class__.__name__}: {exc}")) from exc
+    if response.status_code != 200:
+        raise TelegramApiError(f"file download failed: HTTP {response.status_code}", status_code=response.status_code)
+    if len(response.content) > max_bytes:
+        raise TelegramFileTooLarge(len(response.content))
+    return response.content
+
+
+class TelegramFileTooLarge(Exception):
+    def __init__(self, size: int):
+        super().__init__(f"file of {size} bytes")
+        self.size = size
+
+
 def message_chunks(text: str, size: int = MAX_MESSAGE_CHARS) -> list[str]:
     """Split `text` into messages the Bot API accepts, at line breaks where it can."""
     text = text or "…"

@@ -56,6 +56,8 @@ class FakeTelegramServer:
         self._calls: list[BotApiCall] = []
         self._lock = threading.Lock()
         self._message_id = 0
+        # file_id -> (file_path, bytes): what getFile describes and /file/bot<token>/<path> serves.
+        self._files: dict[str, tuple[str, bytes]] = {}
         self._httpd: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -100,6 +102,11 @@ class FakeTelegramServer:
         assert self._httpd is not None, "start() the server first"
         return f"http://{self._host}:{self._httpd.server_address[1]}"
 
+    def add_file(self, file_id: str, data: bytes, *, file_path: str) -> None:
+        """A file a user sent (a photo, a document), as the Bot API keeps it."""
+        with self._lock:
+            self._files[file_id] = (file_path, data)
+
     def fail_next(self, status: int, *, times: int = 1, retry_after: float | None = None) -> None:
         with self._lock:
             self._failures.extend([(status, retry_after)] * times)
@@ -126,12 +133,29 @@ class FakeTelegramServer:
         except ValueError:
             body = {}
         prefix, _, method = handler.path.split("?", 1)[0].lstrip("/").partition("/")
+        if prefix == "file":
+            self._serve_file(handler, method)
+            return
         status, answer = self._answer(prefix, method, body)
         with self._lock:
             self._calls.append(BotApiCall(method, status, body))
         data = json.dumps(answer).encode()
         handler.send_response(status)
         handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    def _serve_file(self, handler: BaseHTTPRequestHandler, rest: str) -> None:
+        bot, _, file_path = rest.partition("/")
+        with self._lock:
+            found = [data for path, data in self._files.values() if path == file_path]
+            self._calls.append(
+                BotApiCall("file", 200 if found and bot == f"bot{self.token}" else 404, {"path": file_path})
+            )
+        data = found[0] if found and bot == f"bot{self.token}" else b"Not Found"
+        handler.send_response(200 if found and bot == f"bot{self.token}" else 404)
+        handler.send_header("Content-Type", "application/octet-stream")
         handler.send_header("Content-Length", str(len(data)))
         handler.end_headers()
         handler.wfile.write(data)
@@ -173,6 +197,14 @@ class FakeTelegramServer:
             return 200, {"ok": True, "result": True, "description": "Webhook was set"}
         if method == "deleteWebhook":
             return 200, {"ok": True, "result": True, "description": "Webhook was deleted"}
+        if method == "getFile":
+            with self._lock:
+                found = self._files.get(body.get("file_id"))
+            if found is None:
+                return 400, {"ok": False, "error_code": 400, "description": "Bad Request: invalid file_id"}
+            path, data = found
+            result = {"file_id": body["file_id"], "file_unique_id": body["file_id"][::-1], "file_size": len(data)}
+            return 200, {"ok": True, "result": {**result, "file_path": path}}
         if method == "getMe":
             return 200, {"ok": True, "result": BOT_USER}
         if method == "getWebhookInfo":
