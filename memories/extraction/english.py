@@ -258,6 +258,8 @@ def _remember(body: str, ctx: Ctx, *, reminder: bool = False) -> list[CandidateM
 
 
 def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
+    if re.match(r"^(?:sorry|thanks|thank you|haha|lol|no worries|no problem|never ?mind)\b", rest, re.I):
+        return []  # "Oops, sorry 'bout the accident": sympathy after "oops", not a correction
     found = _clauses(rest, ctx)
     if found:
         return found
@@ -271,6 +273,8 @@ def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
         ]
     if first in {"it", "that", "this", "there", "it's", "that's", "thats", "its"} or len(rest.split()) < 4:
         return []
+    if first in {"never", "not", "no", "nothing", "nobody"}:
+        return []  # "Nope, never been to something like that": an answer, not a correction
     return [apply_context(_generic_statement(rest, ctx, "fact", MEDIUM), ctx)]
 
 
@@ -333,7 +337,14 @@ _LEAD_TIME = re.compile(r"^(?:these days|nowadays|lately|at the moment|currently
 
 
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
+    clause = expand_contractions(strip_end(_LEAD_FILLER.sub("", clause.strip())))
+    if _LEAD_TIME.match(clause):
+        # "These days I only drink green tea" is a change of habit as said; other rules read the
+        # statement without its time word.
+        change = english_change(clause, ctx)
+        if change is not None:
+            return change
+        clause = _LEAD_TIME.sub("", clause)
     if len(clause) < 6 or _GREETING.match(clause):
         return None
     rule = _rule(clause, ctx)
@@ -348,7 +359,8 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
         if candidate is not None:
             return candidate
     if ctx.explicit or ctx.correction:
-        if re.match(r"^(?:i|my|we|our|i'm|i've)\b", clause, re.I):
+        # "Nah, I haven't" is an answer, not a statement to keep: a fact needs a few words.
+        if re.match(r"^(?:i|my|we|our|i'm|i've)\b", clause, re.I) and len(clause.split()) >= 4:
             return _generic_statement(clause, ctx, "fact", MEDIUM)
     return None
 
@@ -470,6 +482,8 @@ def _rule_candidate(ctx: Ctx, mod: str, act: str) -> CandidateMemory | None:
     act = strip_end(act)
     if _first_word(act) in _DETERMINERS or len(act) < 3:
         return None
+    if _first_word(act) in {"been", "heard", "seen", "tried", "done", "had", "met", "gone", "known", "thought"}:
+        return None  # "never been to something like that": an experience, not an instruction
     act = third_person_rest(act)
     content = {
         "always": f"User wants the assistant to always {act}",
@@ -871,7 +885,7 @@ _SENTIMENT = re.compile(
 )
 _OBJECT_NOT_A_PREFERENCE = re.compile(
     r"^(?:it|that|this|these|those|them|you|your|how|what|when|where|the way you|the idea|the answer|"
-    r"the suggestion|the response|to know|to ask|to see|to get|to have you)\b",
+    r"the suggestion|the response|to know|to ask|to see|to get|to have you)\b|^to$",
     re.I,
 )
 
