@@ -76,6 +76,8 @@ def _out(request, group) -> dict:
 
 
 class GroupListCreateApi(APIView):
+    pagination_class = StandardPagination
+
     @extend_schema(responses=GroupOutputSerializer(many=True))
     def get(self, request):
         owner = request_owner(request)
