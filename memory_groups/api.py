@@ -16,6 +16,7 @@ from memory_groups.services import (
     group_update,
 )
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.api.schema import ErrorSerializer
 from memory_project.pagination import StandardPagination
 
 
@@ -86,7 +87,7 @@ class GroupListCreateApi(APIView):
         data = GroupOutputSerializer(page, many=True, context={"paths": group_paths(owner=owner)}).data
         return paginator.get_paginated_response(data)
 
-    @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer})
+    @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer, 409: ErrorSerializer})
     def post(self, request):
         serializer = GroupInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
@@ -106,7 +107,7 @@ class GroupDetailApi(APIView):
     def get(self, request, group_id):
         return Response(_out(request, group_get(owner=request_owner(request), group_id=group_id)))
 
-    @extend_schema(request=GroupPatchSerializer, responses=GroupOutputSerializer)
+    @extend_schema(request=GroupPatchSerializer, responses={200: GroupOutputSerializer, 409: ErrorSerializer})
     def patch(self, request, group_id):
         group = group_get(owner=request_owner(request), group_id=group_id)
         serializer = GroupPatchSerializer(data=request.data)

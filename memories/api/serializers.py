@@ -115,7 +115,8 @@ class MemoryWriteOutputSerializer(MemoryOutputSerializer):
     """POST /memories/: the memory the merge decision settled on, and what it did with the text."""
 
     action = serializers.ChoiceField(choices=["add", "update", "delete", "noop"], read_only=True)
-    previous_id = serializers.UUIDField(read_only=True, required=False)
+    # Present only when a memory was superseded: not read_only, which the schema would mark required.
+    previous_id = serializers.UUIDField(required=False, help_text="The memory this write superseded (delete).")
     absorbed_by = serializers.UUIDField(
         read_only=True, allow_null=True, help_text="The existing memory that absorbed the text (noop, update)."
     )

@@ -24,6 +24,7 @@ PAGINATED = {
     "/api/v1/erasure/receipts/": "ErasureReceipt",
     "/api/v1/access-log/": "QueryLogOutput",
     "/api/v1/attachments/": "AttachmentOutput",
+    "/api/v1/groups/": "GroupOutput",
 }
 METHODS = {"get", "post", "put", "patch", "delete"}
 
@@ -94,6 +95,8 @@ def test_conflicts_are_documented_where_they_happen(schema):
         ("/api/v1/sessions/{session_id}/turns/", "post"),
         ("/api/v1/memory-md/", "put"),
         ("/api/v1/learnings-md/", "put"),
+        ("/api/v1/groups/", "post"),
+        ("/api/v1/groups/{group_id}/", "patch"),
     ]:
         assert _ref(paths[path][method]["responses"]["409"]["content"]) == "Error"
     assert _ref(paths["/api/v1/lifecycle/run/"]["post"]["responses"]["409"]["content"]) == "LifecycleRunOutput"
@@ -162,3 +165,11 @@ def test_status_all_lists_every_status_forgotten_included(api, user):
     # then all lists both, the default leaves the forgotten one out
     assert sorted(m["id"] for m in everything["results"]) == sorted([str(kept.pk), str(gone.pk)])
     assert [m["id"] for m in default["results"]] == [str(kept.pk)]
+
+
+def test_fields_a_response_leaves_out_are_not_required(schema):
+    # POST /memories/ names a superseded memory only when there was one
+    components = schema["components"]["schemas"]
+    assert "previous_id" not in components["MemoryWriteOutput"]["required"]
+    assert "previous_id" not in components["CompatEntryWriteOutput"]["required"]
+    assert "action" in components["MemoryWriteOutput"]["required"]
