@@ -337,14 +337,7 @@ _LEAD_TIME = re.compile(r"^(?:these days|nowadays|lately|at the moment|currently
 
 
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    clause = expand_contractions(strip_end(_LEAD_FILLER.sub("", clause.strip())))
-    if _LEAD_TIME.match(clause):
-        # "These days I only drink green tea" is a change of habit as said; other rules read the
-        # statement without its time word.
-        change = english_change(clause, ctx)
-        if change is not None:
-            return change
-        clause = _LEAD_TIME.sub("", clause)
+    clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
     if len(clause) < 6 or _GREETING.match(clause):
         return None
     rule = _rule(clause, ctx)

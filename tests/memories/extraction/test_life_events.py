@@ -211,11 +211,3 @@ def test_someone_elses_remark_is_not_an_attribute_of_the_user():
 )
 def test_answers_and_sympathy_after_no_or_oops_are_not_memories(line):
     assert extracted(line) == []
-
-
-def test_a_change_of_habit_keeps_its_time_word():
-    # "these days I only …" is a knowledge update (memories.extraction.changes), read before the
-    # other rules drop the time word
-    assert [c[0] for c in extracted("These days I only drink green tea in the morning.")] == [
-        "User only drinks green tea in the morning these days"
-    ]
