@@ -1,6 +1,5 @@
 """Writes to memories. Every change records a MemoryEvent with before/after and actor."""
 
-import uuid
 from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
@@ -113,7 +112,6 @@ def memory_create(
     embedding: list[float] | None = None,
     event_type: str = EventType.ADD,
     reason: str = "",
-    memory_id: uuid.UUID | None = None,
 ) -> Memory:
     content = normalize(content)
     retention = retention or scoring.default_retention(category)
@@ -126,8 +124,6 @@ def memory_create(
     review_reason = MODERATION_REASON if status == Status.PENDING_REVIEW else ""
     initial = scoring.initial_strength(importance_value) if strength is None else strength
     memory = Memory(
-        # A restored export keeps its rows' ids.
-        id=memory_id or uuid.uuid4(),
         owner=owner,
         agent=agent,
         content=content,

@@ -48,6 +48,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memories import scoring
 from memories.formats.categories import category_from_seed, category_to_seed_004, records_failure
 from memories.formats.memory_json import (
     FormatError,
@@ -75,13 +76,18 @@ from memories.models import (
     EventType,
     ImportedEntry,
     Memory,
+    MemoryEvent,
     MemoryRelation,
     RelationType,
     Retention,
     Source,
     Status,
 )
+from memories.moderation import REASON as MODERATION_REASON
+from memories.moderation import moderation_check
 from memories.services.decisions import memory_write
+from memories.services.embeddings import embedding_get_many
+from memories.services.entities import memory_entities_link
 from memories.services.import_validation import (
     ImportInvalid,
     ImportProblem,
@@ -91,8 +97,9 @@ from memories.services.import_validation import (
     import_text_problems,
 )
 from memories.services.lifecycle import short_ids
-from memories.services.memories import memory_create, memory_event_record, memory_snapshot
-from memories.text import content_hash
+from memories.services.memories import LIVE_STATUSES, memory_create, memory_event_record, memory_snapshot
+from memories.text import cjk_ngrams, content_hash, normalize
+from memory_project.events import event_publish
 
 logger = logging.getLogger(__name__)
 
@@ -697,6 +704,7 @@ def _restore(*, owner, records: list[_Record], report: ImportReport, actor: str,
         restored.update(ImportedEntry.objects.filter(owner=owner, key__in=keys).values_list("key", "memory_id"))
     where = f"restored from {report.source} (jsonl)"
     local: dict = {}  # exported id → this owner's memory id
+    batch: list = []
     for done, record in enumerate(records, start=1):
         import_progress_tick(done=done - 1, total=len(records))
         report.entries += 1
@@ -709,42 +717,110 @@ def _restore(*, owner, records: list[_Record], report: ImportReport, actor: str,
         # An id another owner's memory holds (an export restored into a second account) cannot be
         # shared: the row gets a new one, and the restore is remembered under the exported id.
         pk = record.source_id if record.source_id not in owners else uuid.uuid4()
-        namespace = _agent_of(record, agent)
-        preserve = record.preserve
-        memory = memory_create(
-            owner=owner,
-            content=record.content,
-            actor=actor,
-            category=record.category,
-            importance=record.importance,
-            agent=namespace,
-            source=record.source or Source.IMPORT,
-            retention=record.retention,
-            subject=record.subject,
-            predicate=record.predicate,
-            structured_data=record.structured_data,
-            confidence=record.confidence,
-            pinned=preserve.get("pinned", False),
-            status=record.status,
-            strength=preserve.get("strength"),
-            observed_at=record.observed_at,
-            expires_at=preserve.get("expires_at"),
-            event_type=EventType.IMPORT,
-            reason=f"{where}, id {record.source_id}",
-            memory_id=pk,
-        )
-        # Counters and times as exported; a queryset update leaves `updated_at` as given.
-        exact = {name: preserve[name] for name in ("hit_count", "access_count", "expires_at") if name in preserve}
-        exact.update({name: preserve[name] for name in _JSONL_PRESERVED_TIMES if preserve.get(name) is not None})
-        exact["base_strength"] = memory.strength
-        exact["updated_at"] = record.updated_at or memory.updated_at
-        Memory.objects.filter(pk=memory.pk).update(**exact)
         owners[pk] = owner.pk
-        restored[key] = local[record.source_id] = _entry_remember(owner=owner, agent=namespace, key=key, memory=memory)
+        restored[key] = local[record.source_id] = pk
+        batch.append((record, pk, _agent_of(record, agent)))
         report.added += 1
-        report.memory_ids.append(str(memory.pk))
+        report.memory_ids.append(str(pk))
+        if len(batch) == _RESTORE_BATCH:
+            _restore_rows(owner=owner, batch=batch, actor=actor, reason=where)
+            batch = []
+    _restore_rows(owner=owner, batch=batch, actor=actor, reason=where)
     _restore_relations(owner=owner, records=records, local=local, report=report)
     import_progress_tick(done=len(records), total=len(records))
+
+
+_RESTORE_BATCH = 500
+
+
+def _restore_rows(*, owner, batch: list, actor: str, reason: str) -> None:
+    """Insert restored rows as exported, in bulk: one embedding batch, one insert, one history row each."""
+    if not batch:
+        return
+    now = timezone.now()
+    vectors = embedding_get_many(owner=owner, texts=[normalize(record.content) for record, _, _ in batch])
+    rows, times = [], []
+    for (record, pk, namespace), vector in zip(batch, vectors, strict=True):
+        keep = record.preserve
+        content = normalize(record.content)
+        status = record.status
+        # The one check every write path makes: instruction-like text never comes back live.
+        if status in LIVE_STATUSES and moderation_check(content).flagged:
+            status = Status.PENDING_REVIEW
+        importance = scoring.importance_value(record.importance)
+        strength = keep.get("strength", scoring.initial_strength(importance))
+        observed = record.observed_at or now
+        expires = keep["expires_at"] if "expires_at" in keep else scoring.expires_at_for(record.retention, now)
+        rows.append(
+            Memory(
+                id=pk,
+                owner=owner,
+                agent=namespace,
+                content=content,
+                content_hash=content_hash(content),
+                category=record.category,
+                subject=record.subject,
+                predicate=record.predicate,
+                structured_data=record.structured_data or {},
+                embedding=vector,
+                search_ngrams=cjk_ngrams(f"{record.subject} {content}"),
+                importance=importance,
+                strength=strength,
+                base_strength=strength,
+                confidence=record.confidence,
+                retention=record.retention,
+                expires_at=expires,
+                status=status,
+                pinned=keep.get("pinned", False) and status == Status.ACTIVE,
+                review_reason=MODERATION_REASON if status == Status.PENDING_REVIEW else "",
+                access_count=keep.get("access_count", 0),
+                last_accessed_at=keep.get("last_accessed_at"),
+                hit_count=keep.get("hit_count", 0),
+                last_reinforced_at=keep.get("last_reinforced_at") or observed,
+                source=record.source or Source.IMPORT,
+                observed_at=observed,
+            )
+        )
+        times.append((keep.get("created_at"), record.updated_at))
+    Memory.objects.bulk_create(rows)
+    # bulk_create stamps both times with now; bulk_update writes the exported ones as given.
+    for memory, (created, updated) in zip(rows, times, strict=True):
+        memory.created_at = created or memory.created_at
+        memory.updated_at = updated or memory.updated_at
+    Memory.objects.bulk_update(rows, ["created_at", "updated_at"])
+    MemoryEvent.objects.bulk_create(
+        MemoryEvent(
+            owner_id=owner.pk,
+            memory=memory,
+            event_type=EventType.IMPORT,
+            actor=actor,
+            after=memory_snapshot(memory),
+            reason=f"{reason}, id {record.source_id}"[:500],
+        )
+        for memory, (record, _, _) in zip(rows, batch, strict=True)
+    )
+    ImportedEntry.objects.bulk_create(
+        ImportedEntry(owner=owner, agent=memory.agent, key=f"id:{record.source_id}", memory=memory)
+        for memory, (record, _, _) in zip(rows, batch, strict=True)
+    )
+    for memory in rows:
+        memory_entities_link(memory=memory)
+        # As memory_create announces an added memory (a restore is not a new write: no
+        # memory.write.important).
+        event_publish(
+            owner_id=owner.pk,
+            type="memory.changed",
+            data={
+                "action": "added",
+                "memory": {
+                    "id": str(memory.pk),
+                    "content": memory.content,
+                    "category": memory.category,
+                    "status": memory.status,
+                    "strength": round(memory.strength, 4),
+                },
+            },
+        )
 
 
 def _restore_relations(*, owner, records: list[_Record], local: dict, report: ImportReport) -> None:
