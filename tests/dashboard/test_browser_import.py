@@ -37,6 +37,15 @@ def test_an_import_shows_its_progress_and_its_refused_lines(server, browser):
     page.wait_for_selector("#import-job:not([hidden]) [data-role='status']:text-is('done')", timeout=60_000)
     assert page.get_attribute("#import-progress", "value") == "100"
     assert page.inner_text("#import-job [data-role='count']") == "30 of 30 entries (100%)"
+    assert page.inner_text("#import-job [data-role='outcome']") == (
+        "merge: 30 added, 0 merged, 0 reinforced, 0 superseding, 0 unchanged"
+    )
+    assert Memory.objects.filter(owner=alice).count() == 30
+
+    # the same file again: nothing changes, and the page says so
+    page.click("#import-form button[type=submit]")
+    page.wait_for_selector("#import-job [data-role='outcome']:text-is('merge: 0 added, 0 merged, 0 reinforced, "
+                           "0 superseding, 30 unchanged')", timeout=60_000)  # fmt: skip
     assert Memory.objects.filter(owner=alice).count() == 30
 
     # a file with a bad line: refused, its line listed, nothing imported
@@ -48,7 +57,9 @@ def test_an_import_shows_its_progress_and_its_refused_lines(server, browser):
     page.wait_for_selector("#import-job [data-role='status']:text-is('failed')", timeout=60_000)
     assert page.inner_text("#import-problems").startswith("line 2: observed_at: ")
     assert Memory.objects.filter(owner=alice).count() == 30
+    assert not page.is_visible("#import-job [data-role='outcome']")
     assert list(ImportJob.objects.filter(owner=alice).order_by("created_at").values_list("status", flat=True)) == [
+        "done",
         "done",
         "failed",
     ]

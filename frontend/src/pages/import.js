@@ -17,6 +17,14 @@ function show(job) {
   box.querySelector("[data-role='count']").textContent = job.total
     ? `${job.processed} of ${job.total} entries (${job.percent}%)`
     : job.status === "pending" ? "waiting to start" : "reading the file";
+  // What the finished import did (merge or restore): added, and left unchanged as imported before.
+  const outcome = box.querySelector("[data-role='outcome']");
+  const report = job.status === "done" ? job.report : null;
+  outcome.hidden = !report;
+  outcome.textContent = report
+    ? `${report.mode}: ${report.added} added, ${report.merged} merged, ${report.reinforced} reinforced, ` +
+      `${report.superseded} superseding, ${report.unchanged} unchanged`
+    : "";
   const problems = document.getElementById("import-problems");
   problems.replaceChildren(
     ...(job.problems || []).map((p) => el("li", { text: `line ${p.line ?? "?"}: ${p.field ? `${p.field}: ` : ""}${p.message}` })),
@@ -36,7 +44,7 @@ export async function init() {
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     const data = new FormData(form);
-    for (const key of ["format", "agent"]) if (!data.get(key)) data.delete(key);
+    for (const key of ["format", "mode", "agent"]) if (!data.get(key)) data.delete(key);
     data.set("background", "true");
     const response = await fetch(withOwner("/api/v1/import/"), {
       method: "POST",
