@@ -187,6 +187,20 @@ def names(phrase: str, text: str) -> bool:
     return bool(core) and not core.isascii() and (core in text or _KIND_OF.get(core, "\0") in text)
 
 
+# Verbs that relate a person to a thing otherwise than by taste or habit: quitting coffee does not end
+# owning a coffee shop or working at a coffee roaster.
+_OTHER_RELATIONS = {
+    stem(v)
+    for v in "own run work build sell visit open manage found write teach study research sponsor invest rent".split()
+}
+
+
+def other_relation(phrase: str, text: str) -> bool:
+    """Is `text` about the thing `phrase` names through an unrelated verb ("owns a coffee shop")?"""
+    verb = head_verb(text)
+    return verb in _OTHER_RELATIONS and verb != head_verb(phrase)
+
+
 def search_words(phrase: str) -> set[str]:
     """Words to look a retracted value up by, its kinds included ("coffee" → "espresso", "latte", …)."""
     words = key_terms(phrase)

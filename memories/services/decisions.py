@@ -139,7 +139,11 @@ def _update_reason(content: str, existing: Memory, similarity: float, min_simila
     new_terms = updates.key_terms(update.new) if update.new else set()
     if new_terms and new_terms <= existing_terms:
         return ""  # the old memory already states the new value
-    if update.old and updates.names(update.old, existing.content):
+    if (
+        update.old
+        and updates.names(update.old, existing.content)
+        and not updates.other_relation(update.old, existing.content)
+    ):
         return f'knowledge update: "{update.old}" no longer holds'
     slot = update.slot or (updates.slot_of(content) if update.kind != "stop" else "")
     if slot and updates.slot_of(existing.content) == slot:

@@ -126,6 +126,7 @@ def test_update_phrases_supersede_the_old_state(user, local_embedder, old, new):
         ("User visited Paris in 2019", "User visited Rome in 2021"),
         ("User quit their job at the bank", "User loves hiking"),
         ("User drinks green tea", "User moved to Lisbon"),
+        ("User owns a small coffee shop in Porto", "User quit coffee"),
     ],
 )
 @pytest.mark.django_db
