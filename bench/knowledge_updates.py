@@ -1,9 +1,10 @@
 """Knowledge updates through the REST API: does the service keep the current value and let go of the old?
 
-Each scenario is two conversations of one user, in English or Chinese: the first states something
-(a preference, where they live, where they work, a code, a fact), the second changes it ("I quit
-coffee", "I moved to Lisbon", "我把编辑器换成了VS Code", "the new code is 9902"), restates it, or
-contradicts it. Each runs in its own agent namespace, through the public API only: POST /sessions/,
+Each scenario (43; the last 10 were written after the first 33 passed) is two conversations of one
+user, in English or Chinese: the first states something (a preference, where they live, where they
+work, a code, a fact), the second changes it ("I quit coffee", "I moved to Lisbon", "我把编辑器换成了VS
+Code", "the new code is 9902"), restates it, or contradicts it. Each runs in its own agent
+namespace, through the public API only: POST /sessions/,
 POST /sessions/{id}/turns/, POST /sessions/{id}/end/ (extraction at session end), or POST /memories/
 for the value changes an agent writes itself. After the second conversation it checks:
 
@@ -382,6 +383,108 @@ SCENARIOS: list[dict] = [
         "query": "用户喝酒吗？",
         "new": ["不喝酒"],
         "stale": ["每周末都喝啤酒"],
+    },
+    # --- written after the set above passed, to check it generalises (8/10 at first: the two misses,
+    # a habit said with "now" and 特别 read as a negation, were fixed in the service, not here) -------
+    {
+        "name": "running to cycling",
+        "lang": "en",
+        "kind": "preference",
+        "before": ["I go running every evening after work."],
+        "after": ["I stopped running because of my knee, I cycle every evening now."],
+        "query": "What does the user do in the evening?",
+        "new": ["cycl"],
+        "stale": ["goes running every evening"],
+    },
+    {
+        "name": "Android to iPhone",
+        "lang": "en",
+        "kind": "preference",
+        "before": ["I use an Android phone."],
+        "after": ["I switched from Android to an iPhone."],
+        "query": "What phone does the user have?",
+        "new": ["iphone"],
+        "stale": ["uses an android"],
+    },
+    {
+        "name": "Seattle to Denver",
+        "lang": "en",
+        "kind": "move",
+        "before": ["I live in Seattle."],
+        "after": ["I moved to Denver last year."],
+        "query": "Where does the user live?",
+        "new": ["denver"],
+        "stale": ["lives in seattle"],
+    },
+    {
+        "name": "Initech to Acme",
+        "lang": "en",
+        "kind": "job",
+        "before": ["I work at Initech as an accountant."],
+        "after": ["I joined Acme Corp in May."],
+        "query": "Who is the user's employer?",
+        "new": ["acme"],
+        "stale": ["works at initech"],
+    },
+    {
+        "name": "office parking spot",
+        "lang": "en",
+        "kind": "value",
+        "before": ["memory:My parking spot at the office is B-14"],
+        "after": ["memory:My parking spot at the office is C-02"],
+        "query": "office parking spot",
+        "new": ["c-02"],
+        "stale": ["b-14"],
+    },
+    {
+        "name": "不吃辣了",
+        "lang": "zh",
+        "kind": "contradiction",
+        "before": ["我特别喜欢吃辣。"],
+        "after": ["我现在不吃辣了。"],
+        "query": "用户吃辣吗？",
+        "new": ["不吃辣"],
+        "stale": ["喜欢吃辣"],
+    },
+    {
+        "name": "深圳搬到成都",
+        "lang": "zh",
+        "kind": "move",
+        "before": ["我住在深圳。"],
+        "after": ["我去年从深圳搬到了成都。"],
+        "query": "用户住在哪个城市？",
+        "new": ["成都"],
+        "stale": ["住在深圳"],
+    },
+    {
+        "name": "电脑换成Mac",
+        "lang": "zh",
+        "kind": "preference",
+        "before": ["我用Windows电脑。"],
+        "after": ["我把电脑换成了Mac。"],
+        "query": "用户用什么电脑？",
+        "new": ["mac"],
+        "stale": ["windows"],
+    },
+    {
+        "name": "WiFi密码",
+        "lang": "zh",
+        "kind": "value",
+        "before": ["memory:家里的WiFi密码是abc123"],
+        "after": ["memory:家里的WiFi密码是xyz789"],
+        "query": "WiFi密码",
+        "new": ["xyz789"],
+        "stale": ["abc123"],
+    },
+    {
+        "name": "cat's name said twice",
+        "lang": "en",
+        "kind": "restated",
+        "before": ["I have a cat named Miso."],
+        "after": ["By the way, I have a cat named Miso."],
+        "query": "What is the user's cat called?",
+        "new": ["miso"],
+        "stale": [],
     },
 ]
 

@@ -68,10 +68,18 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+# Words that only look negated: 特别 "especially", 别人 "others", 不错 "good", 差不多 "about the same".
+_CJK_NOT_NEGATIONS = re.compile(
+    "特别|别人|区别|分别|个别|告别|级别|类别|性别|识别|不错|不仅|不少|不久|不断|不同|不管|不过|差不多|了不起|不得不"
+)
+
+
 def _terms(text: str) -> tuple[set[str], int]:
     lowered = text.lower().replace("’", "'")
     words = _WORD.findall(lowered)
-    negations = sum(1 for w in words if w in _NEGATIONS) + len(_CJK_NEGATION.findall(lowered))
+    negations = sum(1 for w in words if w in _NEGATIONS) + len(
+        _CJK_NEGATION.findall(_CJK_NOT_NEGATIONS.sub(" ", lowered))
+    )
     content = {_stem(w) for w in words if w not in _NEGATIONS and w not in _NEGATION_PARTICLES and w not in _STOP}
     stripped = _CJK_NEGATION.sub("", lowered)
     content |= set(cjk_ngrams(stripped, for_query=True).split())

@@ -59,6 +59,15 @@ _PLACE_END = re.compile(
 _ORG_END = re.compile(r"\s+(?:as|in|last|this|a|on|since|because|after|two|three|few)\b.*$", re.I)
 
 
+# "I cycle every evening now": a habit said to hold now is a change of habit.
+_NOW_HABIT = re.compile(
+    r"^i\s+(?!am\b|was\b|need|want|have\b|must\b|will\b|would\b|can\b|could\b|should\b|feel\b|think\b)"
+    r"[a-z]+\s+.*\b(?:every|each|daily|weekly|on weekends|in the mornings?|in the evenings?|at night)\b.*?"
+    r"\s+(?:now|these days|nowadays)$",
+    re.I,
+)
+
+
 def _category(text: str) -> str:
     return "preference" if lexicon.domain_of(text) in ("drink", "food") else "fact"
 
@@ -111,6 +120,8 @@ def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
     m = _ONLY_HABIT.match(clause)
     if m:
         return make(ctx, capitalize(third_person(m["rest"])), _category(clause), MEDIUM)
+    if _NOW_HABIT.match(clause):
+        return make(ctx, capitalize(third_person(clause)), "workflow", MEDIUM)
     return None
 
 

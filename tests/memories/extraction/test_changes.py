@@ -45,6 +45,7 @@ from tests.memories.extraction.builders import brief, user_says
             "These days I only drink green tea in the morning.",
             ("User only drinks green tea in the morning", "preference", 0.6, "", "", ""),
         ),
+        ("I cycle every evening now.", ("User cycles every evening now", "workflow", 0.6, "", "", "")),
         ("我不再喝咖啡了。", ("用户不再喝咖啡了", "preference", 0.8, "", "", "")),
         ("我戒了烟。", ("用户戒了烟", "fact", 0.8, "", "", "")),
         ("我把编辑器换成了VS Code。", ("用户把编辑器换成了VS Code", "fact", 0.8, "", "", "")),

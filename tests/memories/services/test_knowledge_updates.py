@@ -100,6 +100,7 @@ def test_switching_names_the_old_value_and_supersedes_it(user, local_embedder):
         ("User smokes a pack a day", "User quit smoking"),
         ("用户住在北京", "用户搬到上海了"),
         ("用户喜欢喝咖啡", "用户不再喝咖啡了"),
+        ("用户特别喜欢吃辣", "用户现在不吃辣了"),  # 特别 "especially" is not a negation
         ("用户每天抽烟", "用户戒了烟"),
         ("用户用vim写代码", "用户从vim换成了VS Code"),
     ],
