@@ -288,6 +288,8 @@ function fitsView(memory) {
   if (mode !== "list" || q.q || q.cursor) return false;
   if ((q.sort || "updated") !== "updated" && q.sort !== "observed") return false;
   if (q.dir === "asc") return false;
+  // A live event does not say which groups a memory is in: a group's view is reloaded, not patched.
+  if (q.group) return false;
   if (q.category && q.category !== memory.category) return false;
   if (q.status && q.status !== "all" && q.status !== memory.status) return false;
   if (!q.status && memory.status === "forgotten") return false;
