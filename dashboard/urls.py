@@ -1,7 +1,7 @@
 from django.urls import path
 
 from dashboard import api, views, views_analytics, views_core, views_eval, views_import, views_settings
-from dashboard.endpoints import context, core, graph, live, settings
+from dashboard.endpoints import context, core, graph, live, operate, settings
 
 app_name = "dashboard"
 
@@ -13,6 +13,8 @@ api_patterns = [
     path("dashboard/api/memories/<uuid:memory_id>/action/", api.memory_action, name="api-memory-action"),
     path("dashboard/api/memories/<uuid:memory_id>/revert/", api.memory_revert, name="api-memory-revert"),
     path("dashboard/api/graph/", graph.GraphApi.as_view(), name="api-graph"),
+    path("dashboard/api/export/", operate.ExportDownloadApi.as_view(), name="api-export"),
+    path("dashboard/api/lifecycle/run/", operate.LifecycleRunNowApi.as_view(), name="api-lifecycle-run"),
     path("dashboard/api/graph/entities/", graph.GraphEntitiesApi.as_view(), name="api-graph-entities"),
     path("dashboard/api/strength-distribution/", api.strength_distribution, name="api-strength-distribution"),
     path("dashboard/api/chat/send/", api.chat_send, name="api-chat-send"),

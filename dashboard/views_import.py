@@ -6,7 +6,7 @@ from django.contrib.auth.decorators import login_required
 from dashboard.layout import page_render
 from dashboard.owners import owner_for
 from memories.models import ImportJob
-from memories.services.transfer import FORMATS
+from memories.services.transfer import EXPORT_FORMATS, FORMATS
 
 RECENT_JOBS = 20
 
@@ -19,4 +19,6 @@ def import_page(request):
         .only("id", "name", "format", "status", "processed", "total", "created_at")
         .order_by("-created_at")[:RECENT_JOBS]
     )
-    return page_render(request, "dashboard/import.html", "import", formats=FORMATS, jobs=list(jobs))
+    return page_render(
+        request, "dashboard/import.html", "import", formats=FORMATS, export_formats=EXPORT_FORMATS, jobs=list(jobs)
+    )

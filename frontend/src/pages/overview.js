@@ -1,5 +1,5 @@
 import { Chart } from "../charts.js";
-import { api, CATEGORY_COLORS, debounce, onLiveEvent, pageData, STATUS_COLORS } from "../util.js";
+import { api, CATEGORY_COLORS, debounce, notify, onLiveEvent, pageData, STATUS_COLORS } from "../util.js";
 
 const CATEGORIES = Object.keys(CATEGORY_COLORS);
 const STATUSES = Object.keys(STATUS_COLORS);
@@ -86,8 +86,24 @@ const refresh = debounce(async () => {
   }
 }, 1000);
 
+async function runLifecycle(button) {
+  button.disabled = true;
+  try {
+    const run = await api("/dashboard/api/lifecycle/run/", { method: "POST", body: {} });
+    const counts = Object.entries(run.counts || {}).map(([k, v]) => `${k} ${v}`);
+    notify(`Lifecycle run ${run.status}${counts.length ? `: ${counts.join(", ")}` : ""}.`);
+    refresh();
+  } catch (error) {
+    notify(error.message, "error");
+  } finally {
+    button.disabled = false;
+  }
+}
+
 export function init() {
   draw(pageData());
+  const button = document.getElementById("lifecycle-run");
+  button.addEventListener("click", () => runLifecycle(button));
   onLiveEvent((event) => {
     if (["memory.changed", "extraction.completed", "lifecycle.completed", "session.ended"].includes(event.type)) refresh();
   });
