@@ -29,7 +29,23 @@ from tests.dashboard.scenes import scene
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
-NARROW_PAGES = ("/", "/memories/", "/moderation/", "/graph/", "/decay/", "/sessions/", "/chat/", "/live/")
+NARROW_PAGES = (
+    "/",
+    "/memories/",
+    "/moderation/",
+    "/graph/",
+    "/decay/",
+    "/sessions/",
+    "/chat/",
+    "/live/",
+    "/core/",
+    "/context/",
+    "/analytics/",
+    "/settings/keys/",
+    "/settings/webhooks/",
+    "/settings/agents/",
+    "/import/",
+)
 TOPBAR = ".menu-button, .brand, #owner-select, #live-status"
 GREEN = "rgb(22, 101, 52)"
 RED = "rgb(220, 38, 38)"
