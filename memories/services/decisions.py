@@ -66,9 +66,15 @@ def _link_sources(memory: Memory, source_turns: list) -> None:
     )
 
 
-def _already_read(existing: Memory, source_turns: list) -> bool:
+def _already_read(existing: Memory, source_turns: list, content: str = "") -> bool:
+    """Did `existing` take `content` in from these turns before (a repeated or overlapping extraction)?
+    A second, different statement of the same turn is news: it is recorded, not skipped."""
     turn_ids = [t.pk for t in source_turns]
-    return bool(turn_ids) and existing.sources.filter(turn_id__in=turn_ids).exists()
+    if not (turn_ids and existing.sources.filter(turn_id__in=turn_ids).exists()):
+        return False
+    if not content or content_hash(content) == existing.content_hash:
+        return True
+    return existing.events.filter(after__incoming=content).exists()
 
 
 def _same_slot(owner, agent: str, subject: str, predicate: str, vector: list[float], known: set) -> list:
@@ -169,7 +175,7 @@ def _update_reason(content: str, existing: Memory, similarity: float, min_simila
 def _noop(existing: Memory, *, actor: str, session, source_turns: list, reason: str, incoming: str) -> WriteResult:
     """Saying it again reinforces it; re-reading the same turns (a repeated or overlapping
     extraction) must not, or replays would inflate strength. The history keeps what was said."""
-    if _already_read(existing, source_turns):
+    if _already_read(existing, source_turns, incoming):
         return WriteResult("noop", existing, changed=False)
     memory = memory_reinforce(memory=existing, actor=actor, session=session, reason=reason, incoming=incoming)
     _link_sources(memory, source_turns)
@@ -335,7 +341,7 @@ def memory_write(
         and not looks_like_instruction(content)
     ):
         existing = best[0]
-        if _already_read(existing, source_turns):
+        if _already_read(existing, source_turns, content):
             return WriteResult("noop", existing, changed=False)
         updated = memory_update(
             memory=existing,

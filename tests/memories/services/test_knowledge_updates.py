@@ -8,6 +8,7 @@ from memories.selectors.context import context_build
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
 from tests.engine import event_types
+from tests.factories import ChatSessionFactory, ConversationTurnFactory
 
 ACTOR = "test"
 
@@ -239,3 +240,22 @@ def test_a_near_duplicate_of_a_superseded_statement_makes_it_current_again(user,
         "User quit coffee": "archived",
         "User loves coffee!": "active",
     }
+
+
+@pytest.mark.django_db
+def test_a_second_statement_of_the_same_turn_is_recorded_and_a_replay_changes_nothing(user, local_embedder):
+    # given a memory extracted from one turn
+    session = ChatSessionFactory(owner=user)
+    turn = ConversationTurnFactory(session=session, sequence=1)
+    memory = write(user, "User is allergic to penicillin", source_turns=[turn]).memory
+
+    # when the same turn also yields a near duplicate in other words
+    again = write(user, "The user is allergic to penicillin", source_turns=[turn])
+
+    # then it is absorbed with its text in the history, not skipped
+    assert (again.action, again.changed, again.absorbed_by.pk) == ("noop", True, memory.pk)
+    assert event_types(memory) == ["add", "reinforce"]
+    # and when the extraction runs again over that turn, nothing changes
+    replay = write(user, "The user is allergic to penicillin", source_turns=[turn])
+    assert (replay.action, replay.changed) == ("noop", False)
+    assert event_types(memory) == ["add", "reinforce"]
