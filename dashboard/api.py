@@ -80,6 +80,8 @@ def _memory_out(memory: Memory) -> dict:
         "created_at": memory.created_at,
         "updated_at": memory.updated_at,
         "version": memory.version,
+        # As in the list's rows, so a row replaced after an action or a live event keeps its chip.
+        "conflict": selectors.memory_conflicts(owner=memory.owner_id, ids=[memory.pk]).get(str(memory.pk)),
     }
 
 

@@ -27,6 +27,10 @@ def test_a_superseded_memory_says_so_and_links_the_newer_one(server, browser):
     wait_ready(page)
     assert page.inner_text(f"tr[data-id='{porto.pk}'] .chip.conflict-superseded") == "superseded"
     assert page.inner_text(f"tr[data-id='{lisbon.pk}'] .chip.conflict-supersedes") == "supersedes"
+    # a row redrawn after an action keeps its chip
+    page.click(f"tr[data-id='{lisbon.pk}'] button[data-action='pin']")
+    page.wait_for_selector(f"tr[data-id='{lisbon.pk}'] .chip.pinned")
+    assert page.inner_text(f"tr[data-id='{lisbon.pk}'] .chip.conflict-supersedes") == "supersedes"
 
     page.goto(f"{base}/memories/{porto.pk}/")
     wait_ready(page)

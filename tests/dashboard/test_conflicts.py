@@ -66,6 +66,12 @@ def test_the_list_marks_both_sides(alice_client, moved):
     }
 
 
+def test_one_memorys_json_carries_its_conflict_too(alice_client, moved):
+    porto, lisbon = moved
+    assert alice_client.get(f"/dashboard/api/memories/{porto.pk}/").json()["memory"]["conflict"] == "superseded"
+    assert alice_client.get(f"/dashboard/api/memories/{lisbon.pk}/").json()["memory"]["conflict"] == "supersedes"
+
+
 def test_the_superseded_page_says_so_and_links_the_newer_memory(alice_client, moved):
     porto, lisbon = moved
     html = alice_client.get(f"/memories/{porto.pk}/").content.decode()

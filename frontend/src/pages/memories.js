@@ -71,8 +71,15 @@ function scoreBreakdown(row) {
   );
 }
 
+// A row replaced after an action or a live event keeps the search scores it was listed with.
+function withScores(memory, existing) {
+  const before = existing && existing.row;
+  return before && before.scores && !memory.scores ? { ...memory, score: before.score, scores: before.scores } : memory;
+}
+
 function renderRow(row) {
   const tr = el("tr", { dataset: { id: row.id, status: row.status } });
+  tr.row = row;
   const check = el("input", {
     type: "checkbox",
     "aria-label": "Select",
@@ -158,7 +165,7 @@ function startEdit(tr, row) {
       if (Number(importance.value) !== Number(row.importance)) changes.importance = Number(importance.value);
       const result = await api(`/dashboard/api/memories/${row.id}/`, { method: "PATCH", body: changes });
       const updated = { ...row, ...result.memory };
-      tr.replaceWith(flash(renderRow(updated)));
+      tr.replaceWith(flash(renderRow(withScores(updated, tr))));
     } catch (error) {
       status.textContent = error.message;
       save.disabled = false;
@@ -189,7 +196,7 @@ async function act(id, action) {
 
 function replaceRow(memory) {
   const existing = tbody().querySelector(`tr[data-id="${CSS.escape(memory.id)}"]`);
-  if (existing) existing.replaceWith(flash(renderRow(memory)));
+  if (existing) existing.replaceWith(flash(renderRow(withScores(memory, existing))));
 }
 
 function updateBulkbar() {
@@ -312,7 +319,7 @@ async function onMemoryChanged(data) {
     return;
   }
   if (existing) {
-    existing.replaceWith(flash(renderRow(full)));
+    existing.replaceWith(flash(renderRow(withScores(full, existing))));
   } else if (fitsView(full)) {
     tbody().prepend(flash(renderRow(full)));
     document.getElementById("no-rows").hidden = true;
