@@ -126,10 +126,10 @@ def _preference_change_flow(api, user) -> None:
     contents = [m["content"] for m in context["memories"]]
     assert "User prefers coffee in the morning" in contents
     assert all("tea" not in c.lower() for c in contents)
-    # and the old memory is superseded (halved) rather than deleted
+    # and the old memory is superseded (halved and archived, out of the prompt) rather than deleted
     tea.refresh_from_db()
     coffee = Memory.objects.get(owner=user, content="User prefers coffee in the morning")
-    assert (tea.strength, tea.status) == (0.3, "active")
+    assert (tea.strength, tea.status) == (0.3, "archived")
     assert MemoryRelation.objects.filter(source=coffee, target=tea, type="supersedes").exists()
 
 
