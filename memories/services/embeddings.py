@@ -68,10 +68,12 @@ def embedding_get_many(*, owner, texts: list[str], persist: bool = True) -> list
         text_of = dict(zip(keys, cleaned))
         vectors = embedder.embed([text_of[k] for k in to_compute])
         if persist:
+            # In key order: two fills storing some of the same keys then wait on each other in one
+            # direction only, never in a cycle (a deadlock under concurrent turn-vector fills).
             EmbeddingCache.objects.bulk_create(
                 [
                     EmbeddingCache(key=k, owner_id=owner_id, model=embedder.name, vector=v)
-                    for k, v in zip(to_compute, vectors)
+                    for k, v in sorted(zip(to_compute, vectors), key=lambda pair: pair[0])
                 ],
                 ignore_conflicts=True,
             )
