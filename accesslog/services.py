@@ -1,15 +1,13 @@
 """Seed 000 §5.2: which search or context call returned which memories, at which rank.
 
-Recording never queries: a call's answer is added to a per-process buffer (under a lock), sent as
-one batch to the background every ACCESS_LOG_FLUSH_SECONDS or ACCESS_LOG_FLUSH_ENTRIES calls,
-whichever comes first (a timer catches a quiet process), and written there with two bulk inserts.
+Recording never queries: a call's answer is added to a per-process buffer
+(memory_project.batching), sent as one batch to the background every ACCESS_LOG_FLUSH_SECONDS or
+ACCESS_LOG_FLUSH_ENTRIES calls, whichever comes first, and written there with two bulk inserts.
 Each call carries an id given here, so a batch applied twice adds it once. Rows older than
 ACCESS_LOG_RETENTION_DAYS are pruned by a periodic task; 0 days records nothing.
 """
 
 import logging
-import threading
-import time
 import uuid
 from datetime import datetime, timedelta
 
@@ -21,21 +19,22 @@ from django.utils import timezone
 
 from accesslog.models import QueryLog, QueryLogHit
 from memory_project.background import background_send
+from memory_project.batching import BatchBuffer
 
 logger = logging.getLogger(__name__)
 
 QUERY_MAX_CHARS = 1000
 PRUNE_BATCH = 5000
 
-_lock = threading.Lock()
-_buffer: list[list] = []
-_since = time.monotonic()
-_timer: threading.Timer | None = None
+_buffer = BatchBuffer(
+    seconds_setting="ACCESS_LOG_FLUSH_SECONDS",
+    items_setting="ACCESS_LOG_FLUSH_ENTRIES",
+    flush=lambda: access_log_flush(),
+)
 
 
 def access_log_record(*, owner_id: int, kind: str, query: str, agent: str | None, results: list[dict]) -> None:
     """Log one call's answer (its memories and their ranks); called by the API after the selector."""
-    global _timer, _since
     if settings.ACCESS_LOG_RETENTION_DAYS == 0:
         return
     hits = [
@@ -47,32 +46,11 @@ def access_log_record(*, owner_id: int, kind: str, query: str, agent: str | None
         return
     entry = [str(uuid.uuid4()), int(owner_id), kind, agent, (query or "")[:QUERY_MAX_CHARS], len(results)]
     entry += [timezone.now().isoformat(), hits]
-    with _lock:
-        if not _buffer:
-            # A batch's age counts from its first call: after a quiet spell, a call waits for
-            # company like any other (and a read that flushes inline finds it).
-            _since = time.monotonic()
-        _buffer.append(entry)
-        due = (
-            len(_buffer) >= settings.ACCESS_LOG_FLUSH_ENTRIES
-            or time.monotonic() - _since >= settings.ACCESS_LOG_FLUSH_SECONDS
-        )
-        if not due and _timer is None:
-            _timer = threading.Timer(settings.ACCESS_LOG_FLUSH_SECONDS, access_log_flush)
-            _timer.daemon = True
-            _timer.start()
-    if due:
-        access_log_flush()
+    _buffer.add(entry[0], lambda _: entry)
 
 
 def _take() -> list[list]:
-    global _buffer, _since, _timer
-    with _lock:
-        taken, _buffer, _since = _buffer, [], time.monotonic()
-        if _timer is not None:
-            _timer.cancel()
-            _timer = None
-    return taken
+    return list(_buffer.take().values())
 
 
 def access_log_flush(*, inline: bool = False) -> int:
@@ -148,6 +126,4 @@ def access_log_prune(*, now: datetime | None = None) -> int:
 def access_log_erasure_hook(*, context) -> None:
     """Calls of the owner still in this process's buffer go with the erasure (other processes' are
     dropped when applied: they predate the receipt)."""
-    global _buffer
-    with _lock:
-        _buffer = [e for e in _buffer if e[1] != context.owner_id]
+    _buffer.discard(lambda _, entry: entry[1] != context.owner_id)

@@ -1,21 +1,18 @@
 """Request analytics, counted off the request path.
 
-Each API request adds to a per-process buffer (a dict update under a lock, no query). The buffer
-is sent as one batch to the background every REQUEST_ANALYTICS_FLUSH_SECONDS or
-REQUEST_ANALYTICS_FLUSH_REQUESTS requests, whichever comes first (a timer catches a quiet
-process), and the batch is added into RequestDaily rows with one upsert per row. A batch carries
-an id recorded in the same transaction, so a task that runs twice adds it once. Figures are per
-owner, agent, day and kind, stored, so they survive restarts and add up across processes.
+Each API request adds to a per-process buffer (memory_project.batching: no query). The buffer is
+sent as one batch to the background every REQUEST_ANALYTICS_FLUSH_SECONDS or
+REQUEST_ANALYTICS_FLUSH_REQUESTS requests, whichever comes first, and the batch is added into
+RequestDaily rows with one upsert per row. A batch carries an id recorded in the same transaction,
+so a task that runs twice adds it once. Figures are per owner, agent, day and kind, stored, so they
+survive restarts and add up across processes.
 """
 
 import bisect
 import logging
-import threading
-import time
 import uuid
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 from django.utils import timezone
@@ -23,17 +20,18 @@ from django.utils import timezone
 from analytics.models import BUCKETS, LATENCY_BOUNDS_MS, RequestDaily, RequestStatBatch
 from erasure.models import ErasureReceipt
 from memory_project.background import background_send
+from memory_project.batching import BatchBuffer
 
 logger = logging.getLogger(__name__)
 
 # Applied batch ids are kept this long: far longer than any retry of the task that sent them.
 BATCH_ID_DAYS = 7
 
-_lock = threading.Lock()
-_buffer: dict[tuple, list] = {}
-_buffered = 0
-_since = time.monotonic()
-_timer: threading.Timer | None = None
+_buffer = BatchBuffer(
+    seconds_setting="REQUEST_ANALYTICS_FLUSH_SECONDS",
+    items_setting="REQUEST_ANALYTICS_FLUSH_REQUESTS",
+    flush=lambda: request_stats_flush(),
+)
 
 
 def _bucket(ms: float) -> int:
@@ -42,39 +40,23 @@ def _bucket(ms: float) -> int:
 
 def request_record(*, owner_id: int, agent: str, kind: str, ms: float, error: bool = False) -> None:
     """Count one request (called by analytics.middleware after the response is made)."""
-    global _buffered, _timer
-    key = (int(owner_id), agent[:100], timezone.now().date().isoformat(), kind)
-    with _lock:
-        row = _buffer.get(key)
+
+    def add(row: list | None) -> list:
         if row is None:
             # The last item is when the row's first request was counted (see _UPSERT).
-            row = _buffer[key] = [0, 0, 0.0, 0.0, [0] * BUCKETS, timezone.now().isoformat()]
+            row = [0, 0, 0.0, 0.0, [0] * BUCKETS, timezone.now().isoformat()]
         row[0] += 1
         row[1] += int(error)
         row[2] += ms
         row[3] = max(row[3], ms)
         row[4][_bucket(ms)] += 1
-        _buffered += 1
-        due = (
-            _buffered >= settings.REQUEST_ANALYTICS_FLUSH_REQUESTS
-            or time.monotonic() - _since >= settings.REQUEST_ANALYTICS_FLUSH_SECONDS
-        )
-        if not due and _timer is None:
-            _timer = threading.Timer(settings.REQUEST_ANALYTICS_FLUSH_SECONDS, request_stats_flush)
-            _timer.daemon = True
-            _timer.start()
-    if due:
-        request_stats_flush()
+        return row
+
+    _buffer.add((int(owner_id), agent[:100], timezone.now().date().isoformat(), kind), add)
 
 
 def _take() -> list[list]:
-    global _buffer, _buffered, _since, _timer
-    with _lock:
-        taken, _buffer, _buffered, _since = _buffer, {}, 0, time.monotonic()
-        if _timer is not None:
-            _timer.cancel()
-            _timer = None
-    return [[*key, *values] for key, values in taken.items()]
+    return [[*key, *values] for key, values in _buffer.take().items()]
 
 
 def request_stats_flush(*, inline: bool = False) -> int:

@@ -85,7 +85,7 @@ def test_recording_runs_no_query_and_writes_in_batches(user, settings):
 
     # and the third call sends the batch of three at once
     access_log_record(owner_id=user.pk, kind="search", query="q", agent=None, results=result)
-    assert services._buffer == []
+    assert services._buffer.pending() == []
     background_drain()
 
 
@@ -146,7 +146,7 @@ def test_calls_answered_before_an_erasure_are_not_written_after_it(api, user):
     results = [{"id": str(memory.pk)}]
     access_log_record(owner_id=user.pk, kind="search", query="q", agent=None, results=results)
 
-    pending = list(services._buffer)
+    pending = services._buffer.pending()
     assert api.delete(f"/api/v1/data/?confirm={user.username}").status_code == 200
 
     # when that call reaches the database (from another process's batch, say)
@@ -155,7 +155,7 @@ def test_calls_answered_before_an_erasure_are_not_written_after_it(api, user):
     # then nothing of it is written, and the erasure emptied this process's buffer
     assert written == 0
     assert QueryLog.objects.filter(owner=user).count() == 0
-    assert services._buffer == []
+    assert services._buffer.pending() == []
 
 
 def test_calls_older_than_the_retention_are_pruned(user, settings):
@@ -241,12 +241,12 @@ def test_the_memory_page_says_how_many_queries_saw_it(api, user):
 def test_a_call_after_a_quiet_spell_waits_for_its_batch_and_the_export_reads_it(api, user):
     # given a process whose last batch left an hour ago
     _scene(user)
-    services._since = time.monotonic() - 3600
+    services._buffer._since = time.monotonic() - 3600
 
     # when alice searches
     api.post("/api/v1/search/", {"query": "red bike", "top_k": 1}, format="json")
 
     # then the call waits in the buffer (not sent on its own), and the export writes it before reading
-    assert len(services._buffer) == 1
+    assert len(services._buffer.pending()) == 1
     assert [c["query"] for c in _log(api)] == ["red bike"]
-    assert services._buffer == []
+    assert services._buffer.pending() == []

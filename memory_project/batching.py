@@ -1,0 +1,58 @@
+"""A per-process buffer of off-path writes (request analytics, the access log), sent as one batch.
+
+Recording is a dict update under a lock, no query. The buffer is sent when it holds `items` adds or
+its oldest add is `seconds` old, whichever comes first; a timer catches a quiet process. A batch's
+age counts from its first add, so a lone call after a quiet spell waits for company like any other.
+"""
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+
+
+class BatchBuffer:
+    def __init__(self, *, seconds_setting: str, items_setting: str, flush: Callable[[], Any]):
+        # Setting names, read at each add: tests and operators change them at run time.
+        self._seconds_setting, self._items_setting, self._flush = seconds_setting, items_setting, flush
+        self._lock = threading.Lock()
+        self._items: dict = {}
+        self._adds = 0
+        self._since = time.monotonic()
+        self._timer: threading.Timer | None = None
+
+    def add(self, key, update: Callable[[Any], Any]) -> None:
+        """Store `update(current value or None)` under `key`; send the batch when it is due."""
+        seconds = getattr(settings, self._seconds_setting)
+        with self._lock:
+            if not self._items:
+                self._since = time.monotonic()
+            self._items[key] = update(self._items.get(key))
+            self._adds += 1
+            due = self._adds >= getattr(settings, self._items_setting) or time.monotonic() - self._since >= seconds
+            if not due and self._timer is None:
+                self._timer = threading.Timer(seconds, self._flush)
+                self._timer.daemon = True
+                self._timer.start()
+        if due:
+            self._flush()
+
+    def take(self) -> dict:
+        """Everything buffered so far, leaving the buffer empty."""
+        with self._lock:
+            taken, self._items, self._adds = self._items, {}, 0
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+        return taken
+
+    def pending(self) -> list:
+        with self._lock:
+            return list(self._items.values())
+
+    def discard(self, keep: Callable[[Any, Any], bool]) -> None:
+        """Drop what `keep(key, value)` rejects (an erasure of an owner whose calls are buffered)."""
+        with self._lock:
+            self._items = {k: v for k, v in self._items.items() if keep(k, v)}
