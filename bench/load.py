@@ -10,6 +10,10 @@ p95 / p99 latency per operation, the count of 5xx answers, of other non-2xx answ
 connections, and a check that every turn the service accepted (201) is stored: each session's turns
 are read back over the API after the window and compared, id by id, with what was accepted.
 
+Before the window, one client alone talks to the same server for --baseline seconds (timed the same
+way, after the warm-up): the machine is shared, so the loaded figures are also given as ratios to
+that one client's, measured minutes apart on the same machine.
+
 When the script starts the server itself (--serve), it also reads the database: a probe posts one
 turn every --probe-every seconds during the window and times how long until that turn has its
 vector (until then only full-text search finds it), and after the window it waits for the turns
@@ -53,6 +57,7 @@ REPO = Path(__file__).resolve().parent.parent
 DEFAULT_JSON_OUT = REPO / "bench" / "results" / "load.json"
 OPERATIONS = ("session_create", "turn_post", "search", "session_end", "probe_turn")
 TIMEOUT_SECONDS = 60
+IDLE_REOPEN_SECONDS = 3.0
 
 
 # ------------------------------------------------------------------------------------------------
@@ -100,9 +105,15 @@ class Client:
         self.host, self.port, self.prefix = parts.hostname, parts.port or 80, parts.path.rstrip("/")
         self.headers = {"Authorization": f"Token {key}", "Content-Type": "application/json"}
         self.conn = None
+        self.last_used = 0.0
 
     def request(self, method: str, path: str, body=None) -> tuple[int, object]:
         payload = None if body is None else json.dumps(body).encode()
+        if self.conn is not None and time.monotonic() - self.last_used > IDLE_REOPEN_SECONDS:
+            # The server drops a keep-alive connection idle for WEB_KEEPALIVE (5 s): a request sent on
+            # it just then is reset unread (the probe waits for vectors that long). Start afresh.
+            self.conn.close()
+            self.conn = None
         for attempt in (1, 2):
             if self.conn is None:
                 self.conn = http.client.HTTPConnection(self.host, self.port, timeout=TIMEOUT_SECONDS)
@@ -110,6 +121,7 @@ class Client:
                 self.conn.request(method, self.prefix + path, body=payload, headers=self.headers)
                 response = self.conn.getresponse()
                 raw = response.read()
+                self.last_used = time.monotonic()
                 break
             except (http.client.HTTPException, ConnectionError) as exc:
                 # A keep-alive connection the server closed between requests: reopen it. Only when
@@ -338,6 +350,20 @@ def print_report(result: dict) -> None:
     print(f"{'operation':<16}{'n':>7}{'req/s':>8}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'max ms':>9}")
     for op, f in s["operations"].items():
         print(f"{op:<16}{f['n']:>7}{f['rps']:>8.1f}{f['p50']:>9.1f}{f['p95']:>9.1f}{f['p99']:>9.1f}{f['max']:>9.1f}")
+    base = result.get("baseline")
+    if base:
+        print(
+            f"one client alone ({base['window_seconds']:.0f} s, before the window): "
+            f"{base['throughput_rps']:.1f} requests/s"
+        )
+        for op, f in base["operations"].items():
+            loaded = s["operations"].get(op)
+            ratio = (
+                f"; loaded/alone p50 {loaded['p50'] / f['p50']:.1f}x, p95 {loaded['p95'] / f['p95']:.1f}x"
+                if loaded
+                else ""
+            )
+            print(f"  {op:<16}p50 {f['p50']:.1f} ms, p95 {f['p95']:.1f} ms{ratio}")
     for status, sample in s["error_samples"].items():
         print(f"  e.g. {status}: {sample}")
     v = result["stored"]
@@ -479,6 +505,9 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--duration", type=float, default=60, help="Seconds of load.")
     parser.add_argument("--turns", type=int, default=8, help="Turns per session.")
     parser.add_argument("--warmup", type=float, default=5, help="Seconds of one client before the clock starts.")
+    parser.add_argument(
+        "--baseline", type=float, default=15, help="Seconds of one client alone, timed, before the window (0: none)."
+    )
     parser.add_argument("--probe-every", type=float, default=2.0, help="Seconds between probe turns (--serve).")
     parser.add_argument("--embedder", choices=("local", "hashing"), default="local")
     parser.add_argument("--database", default="bench_load", help="Dedicated embedded database (--serve).")
@@ -519,6 +548,12 @@ def main(argv=None) -> int:
             # One client first, unmeasured: model loading and the first connections of each process.
             warm = Agent(0, base_url, keys[-1], args, Recorder(), time.monotonic() + args.warmup)
             warm.run()
+        baseline = None
+        if args.baseline > 0:
+            alone = Recorder()
+            began = time.monotonic()
+            Agent(0, base_url, keys[-1], args, alone, began + args.baseline).run()
+            baseline = summarize(alone, began, began + args.baseline)
         recorder = Recorder()
         started = time.monotonic()
         deadline = started + args.duration
@@ -545,6 +580,7 @@ def main(argv=None) -> int:
             },
             "loadavg_end": loadavg_end,
             "summary": summary,
+            "baseline": baseline,
             "stored": verify_stored(base_url, keys[: args.clients] + ([keys[-1]] if probe else []), accepted),
             "finished_at": datetime.now(UTC).isoformat(),
         }
