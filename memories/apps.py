@@ -8,10 +8,15 @@ class MemoriesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported here, not at the top: models and services can only load once the app registry is ready.
         from memories import (
             checks,  # noqa: F401  (registers system checks)
             signals,  # noqa: F401  (a revoked key closes its WebSockets)
         )
+        from memories.services.event_rules import event_rules_evaluate
+        from memory_project.events import event_rules_register
+
+        event_rules_register(event_rules_evaluate)
 
         # What is loaded by now (Django, the apps, their libraries: a few hundred thousand objects)
         # lives as long as the process. Frozen, the collector stops walking it on every full

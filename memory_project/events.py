@@ -39,12 +39,21 @@ def api_key_sockets_close(*, key_id) -> None:
 # Other apps (webhooks) hear every event through these, called like the rules: inside the caller's
 # transaction, so what they record commits or rolls back with the change.
 _listeners: list = []
+# The event rules' evaluator, registered by the app that keeps the rules (memories) from its ready(),
+# so that this module, which every app imports, imports none of them.
+_rule_evaluators: list = []
 
 
 def event_listener_register(listener) -> None:
     """`listener(owner_id=, type=, data=)` is called for every published event; it must not raise."""
     if listener not in _listeners:
         _listeners.append(listener)
+
+
+def event_rules_register(evaluator) -> None:
+    """`evaluator(owner_id=, event_type=, data=)` runs the rules an event matches; it must not raise."""
+    if evaluator not in _rule_evaluators:
+        _rule_evaluators.append(evaluator)
 
 
 def event_publish(*, owner_id, type: str, data: dict, rules: bool = True) -> None:
@@ -69,6 +78,5 @@ def event_publish(*, owner_id, type: str, data: dict, rules: bool = True) -> Non
     for listener in _listeners:
         listener(owner_id=owner_id, type=type, data=data)
     if rules:
-        from memories.services.event_rules import event_rules_evaluate
-
-        event_rules_evaluate(owner_id=owner_id, event_type=type, data=data)
+        for evaluate in _rule_evaluators:
+            evaluate(owner_id=owner_id, event_type=type, data=data)

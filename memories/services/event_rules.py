@@ -28,7 +28,11 @@ from django.db.models import Q
 from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
-from memories.models import EventRule
+from memories.models import EventRule, EventType, Memory, Status
+from memories.services.memories import memory_update
+from memory_project.events import event_publish
+from sessions.models import ChatSession, ExtractionJob
+from sessions.services.sessions import extraction_job_dispatch_on_commit
 
 logger = logging.getLogger(__name__)
 
@@ -188,9 +192,6 @@ def event_rules_evaluate(*, owner_id, event_type: str, data: dict) -> list[str]:
 
 
 def _action_consolidate(*, rule: EventRule, owner_id, event_type: str, data: dict) -> None:
-    from sessions.models import ChatSession, ExtractionJob
-    from sessions.services.sessions import extraction_job_dispatch_on_commit
-
     session_id = data.get("session_id")
     if not session_id:
         return
@@ -210,8 +211,6 @@ def _action_consolidate(*, rule: EventRule, owner_id, event_type: str, data: dic
 
 
 def _action_notify(*, rule: EventRule, owner_id, event_type: str, data: dict) -> None:
-    from memory_project.events import event_publish
-
     event_publish(
         owner_id=owner_id,
         type=NOTIFICATION_EVENT,
@@ -221,9 +220,6 @@ def _action_notify(*, rule: EventRule, owner_id, event_type: str, data: dict) ->
 
 
 def _action_flag(*, rule: EventRule, owner_id, event_type: str, data: dict) -> None:
-    from memories.models import EventType, Memory, Status
-    from memories.services.memories import memory_update
-
     memory = data.get("memory")
     memory_id = data.get("memory_id") or (memory.get("id") if isinstance(memory, dict) else None)
     if not memory_id:
