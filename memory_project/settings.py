@@ -81,6 +81,7 @@ INSTALLED_APPS = [
     "accesslog.apps.AccessLogConfig",
     "attachments.apps.AttachmentsConfig",
     "memory_groups.apps.MemoryGroupsConfig",
+    "web.apps.WebConfig",
 ]
 
 MIDDLEWARE = [
@@ -97,9 +98,9 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-ROOT_URLCONF = "memory_project.urls"
-WSGI_APPLICATION = "memory_project.wsgi.application"
-ASGI_APPLICATION = "memory_project.asgi.application"
+ROOT_URLCONF = "web.urls"
+WSGI_APPLICATION = "web.wsgi.application"
+ASGI_APPLICATION = "web.asgi.application"
 
 TEMPLATES = [
     {
@@ -197,7 +198,7 @@ else:
     EMBEDDED_DB = True
 
 # ---------------------------------------------------------------------------------------------
-# Web server (memory_project/webserver.py: gunicorn with uvicorn workers)
+# Web server (web/webserver.py: gunicorn with uvicorn workers)
 # ---------------------------------------------------------------------------------------------
 WEB_CONCURRENCY = env_int("WEB_CONCURRENCY", os.cpu_count() or 1, minimum=1, maximum=256)
 # A worker that does not report for this long is restarted; a stop waits this long for requests.

@@ -77,7 +77,7 @@ class AsgiServer:
         self.log_path = log_path
         self._log = open(log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(
-            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "memory_project.asgi:application"],
+            [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(self.port), "web.asgi:application"],
             cwd=ROOT,
             env=server_env(),
             stdout=self._log,

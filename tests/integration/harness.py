@@ -210,7 +210,7 @@ def start_web(env: dict, log_dir: Path) -> tuple[Proc, str]:
     port = free_port()
     proc = Proc(
         "web",
-        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "memory_project.asgi:application"],
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "web.asgi:application"],
         env,
         log_dir,
     )

@@ -56,7 +56,7 @@ def start_daphne(log_dir: Path) -> tuple[Proc, str]:
     port = free_port()
     proc = Proc(
         "daphne",
-        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "memory_project.asgi:application"],
+        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "web.asgi:application"],
         child_env(),
         log_dir,
     )

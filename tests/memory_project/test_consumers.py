@@ -6,9 +6,9 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.test import Client
 
-from memory_project.asgi import application
 from memory_project.events import event_publish
 from tests.factories import UserFactory, api_key_for
+from web.asgi import application
 
 pytestmark = pytest.mark.django_db
 

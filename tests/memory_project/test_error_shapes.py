@@ -8,9 +8,9 @@ import pytest
 from django.test import Client
 
 from memories.models import Memory
-from memory_project.asgi import application
 from memory_project.limits import twisted_long_request_line_answers_414
 from tests.factories import MemoryFactory, UserFactory
+from web.asgi import application
 
 pytestmark = pytest.mark.django_db
 

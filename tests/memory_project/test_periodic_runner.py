@@ -89,7 +89,7 @@ def test_the_runner_repeats_on_its_interval_and_survives_failures(monkeypatch):
 
 
 def test_web_workers_start_the_runner_only_without_redis(settings, monkeypatch):
-    from memory_project import webserver
+    from web import webserver
 
     started = []
     monkeypatch.setattr(webserver, "embedder_warm_up", lambda: None)

@@ -54,5 +54,5 @@ def test_garbage_from_a_trusted_proxy_keeps_the_proxy_address(settings):
 def test_serve_no_longer_passes_proxy_headers_to_daphne():
     from pathlib import Path
 
-    source = Path(__file__).resolve().parents[2] / "memories" / "management" / "commands" / "serve.py"
+    source = Path(__file__).resolve().parents[2] / "web" / "management" / "commands" / "serve.py"
     assert '"--proxy-headers"' not in source.read_text()

@@ -1,4 +1,4 @@
-from memories.management.commands.serve import banner_lines
+from web.management.commands.serve import banner_lines
 
 
 def test_the_banner_sends_people_to_the_dashboard_login_not_the_admin():

@@ -13,7 +13,7 @@ from memories.consumers import ApiKeyAuthMiddleware, origin_validated  # noqa: E
 from memories.mcp.http import McpHttpApp, mcp_path  # noqa: E402
 from memory_project.limits import UriTooLongMiddleware  # noqa: E402
 from memory_project.proxies import TrustedProxyMiddleware  # noqa: E402
-from memory_project.routing import websocket_urlpatterns  # noqa: E402
+from web.routing import websocket_urlpatterns  # noqa: E402
 
 mcp_app = McpHttpApp()
 

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand
 from memories.models import ApiKey
 from memories.providers.embeddings import embedder_prepare
 from memories.services.api_keys import api_key_create, api_key_hash
-from memory_project.webserver import web_server_run
+from web.webserver import web_server_run
 
 DEMO_USER = "demo"
 

@@ -52,7 +52,7 @@ class WebServer(BaseApplication):
         self.options = {
             "bind": f"[{host}]:{port}" if ":" in host else f"{host}:{port}",
             "workers": workers,
-            "worker_class": "memory_project.webserver.Worker",
+            "worker_class": "web.webserver.Worker",
             "timeout": settings.WEB_TIMEOUT,
             "graceful_timeout": settings.WEB_GRACEFUL_TIMEOUT,
             "keepalive": settings.WEB_KEEPALIVE,
@@ -76,7 +76,7 @@ class WebServer(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
-        from memory_project.asgi import application
+        from web.asgi import application
 
         return application
 
