@@ -156,10 +156,10 @@ def insert_memories(owner, count: int, *, vector_share: float) -> dict:
 
 
 def use_offline_llm_if_needed() -> str:
-    from memories.services import lifecycle
+    from memories.services.lifecycle import common
 
     try:
-        llm = lifecycle._llm()
+        llm = common.lifecycle_llm()
         return type(llm).__name__
     except Exception as exc:  # the provider is still being written: a trivial stand-in keeps the bench going
 
@@ -170,7 +170,7 @@ def use_offline_llm_if_needed() -> str:
             def summarize(self, *, text, max_tokens):
                 return text.splitlines()[0] if text else ""
 
-        lifecycle._llm = lambda: FirstLine()
+        common.lifecycle_llm = lambda: FirstLine()
         return f"stand-in ({exc.__class__.__name__})"
 
 
@@ -200,7 +200,9 @@ def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> 
     from django.utils import timezone
 
     from memories.models import LifecycleRun
-    from memories.services import lifecycle
+    from memories.services.lifecycle.common import StepContext
+    from memories.services.lifecycle.decay import decay_step
+    from memories.services.lifecycle.runner import lifecycle_run
 
     rows: list[tuple[str, str, str]] = []
     reset_tables()
@@ -212,10 +214,10 @@ def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> 
     print(f"inserted in {timings['insert']:.1f} s, indexes in {timings['index']:.1f} s", flush=True)
 
     now = timezone.now()
-    context = lifecycle._Run(owner=owner, run=LifecycleRun.objects.create(owner=owner, trigger="bench"), now=now,
-                             export_dir=None)  # fmt: skip
+    context = StepContext(owner=owner, run=LifecycleRun.objects.create(owner=owner, trigger="bench"), now=now,
+                          export_dir=None)  # fmt: skip
     started = time.perf_counter()
-    counts, _ = lifecycle._step_decay(context)
+    counts, _ = decay_step(context)
     rows.append(
         (
             "decay step alone (fresh rows)",
@@ -231,21 +233,21 @@ def bench_size(count: int, *, vector_share: float, decay_only: bool = False) -> 
     settings.MEMORY_OWNER_CAP = count + 1
     with tempfile.TemporaryDirectory() as export_dir:
         started = time.perf_counter()
-        run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=1), export_dir=export_dir)
+        run = lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=1), export_dir=export_dir)
         total = time.perf_counter() - started
     rows.append((f"full lifecycle_run (cap {count + 1:,}), status {run.status}", fmt(total), run.error[:60]))
     rows += step_rows(run)
     show(rows[-len(run.steps) - 1 :])
 
     started = time.perf_counter()
-    run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=2))
+    run = lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=2))
     rows.append((f"next night's run (cap {count + 1:,}), status {run.status}", fmt(time.perf_counter() - started), ""))
     rows += step_rows(run)
     show(rows[-len(run.steps) - 1 :])
 
     settings.MEMORY_OWNER_CAP = original_cap
     started = time.perf_counter()
-    run = lifecycle.lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=3))
+    run = lifecycle_run(owner=owner, trigger="bench", now=now + timedelta(days=3))
     total = time.perf_counter() - started
     rows.append((f"run with the cap of {original_cap:,} enforced, status {run.status}", fmt(total), ""))
     rows += step_rows(run, only=("decay", "thresholds", "cap"))

@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from memories import tasks
 from memories.models import LifecycleRun
-from memories.services import lifecycle
+from memories.services.lifecycle import runner
 from tests.factories import MemoryFactory, UserFactory
 
 
@@ -44,14 +44,14 @@ def test_two_concurrent_runs_for_one_owner_do_the_work_once(monkeypatch):
     old = timezone.now() - timedelta(days=40)
     memory = MemoryFactory(owner=owner, strength=0.6, observed_at=old, last_reinforced_at=old)
     first_inside, release_first = threading.Event(), threading.Event()
-    drain = dict(lifecycle.STEPS)["drain"]
+    drain = dict(runner.STEPS)["drain"]
 
     def slow_drain(run):
         first_inside.set()
         release_first.wait(10)
         return drain(run)
 
-    monkeypatch.setattr(lifecycle, "STEPS", (("drain", slow_drain), *lifecycle.STEPS[1:]))
+    monkeypatch.setattr(runner, "STEPS", (("drain", slow_drain), *runner.STEPS[1:]))
     results = {}
 
     def run(name):
@@ -74,10 +74,10 @@ def test_two_concurrent_runs_for_one_owner_do_the_work_once(monkeypatch):
         first.join(30)
 
     assert results["first"]["status"] == "completed"
-    assert results["second"]["skipped"] == lifecycle.LOCK_BUSY_ERROR
+    assert results["second"]["skipped"] == runner.LOCK_BUSY_ERROR
     runs = {r.pk: r for r in LifecycleRun.objects.filter(owner=owner)}
     assert len(runs) == 2
-    assert len(runs[results["first"]["run_id"]].steps) == len(lifecycle.STEPS)
+    assert len(runs[results["first"]["run_id"]].steps) == len(runner.STEPS)
     assert runs[results["second"]["run_id"]].steps == []
     memory.refresh_from_db()
     assert memory.events.filter(event_type="decay").count() <= 1

@@ -34,19 +34,20 @@ def test_decay_of_a_memory_is_a_hot_update(user):
     from django.utils import timezone
 
     from memories.models import LifecycleRun
-    from memories.services import lifecycle
+    from memories.services.lifecycle.common import StepContext
+    from memories.services.lifecycle.decay import decay_step
     from tests.factories import MemoryFactory
 
     # given memories said 40 days ago
     old = timezone.now() - timedelta(days=40)
     for n in range(5):
         MemoryFactory(owner=user, content=f"fact {n}", strength=0.6, observed_at=old)
-    run = lifecycle._Run(owner=user, run=LifecycleRun.objects.create(owner=user, trigger="test"),
-                         now=timezone.now(), export_dir=None)  # fmt: skip
+    run = StepContext(owner=user, run=LifecycleRun.objects.create(owner=user, trigger="test"),
+                     now=timezone.now(), export_dir=None)  # fmt: skip
     before = _update_counters()
 
     # when the decay step runs
-    counts, _ = lifecycle._step_decay(run)
+    counts, _ = decay_step(run)
 
     # then every decayed row was updated without a new index entry
     updated, hot = (after - was for after, was in zip(_update_counters(), before))

@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from memories.services import lifecycle
+from memories.services.lifecycle import common
 from tests.factories import MemoryFactory
 
 
@@ -26,13 +26,13 @@ class FakeLLM:
         return f"Day summary ({len(text.splitlines())} lines)"
 
 
-REAL_LLM = lifecycle._llm
+REAL_LLM = common.lifecycle_llm
 
 
 @pytest.fixture(autouse=True)
 def fake_llm(monkeypatch):
     llm = FakeLLM()
-    monkeypatch.setattr(lifecycle, "_llm", lambda: llm)
+    monkeypatch.setattr(common, "lifecycle_llm", lambda: llm)
     return llm
 
 

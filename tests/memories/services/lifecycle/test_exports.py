@@ -8,7 +8,7 @@ from django.utils import timezone
 from memories.formats.memory_md import load_memory_md, parse_memory_md, parse_user_md
 from memories.models import CoreMemory, Memory
 from memories.services.lifecycle import export_dir_for, lifecycle_run
-from tests.memories.lifecycle.conftest import memory_at
+from tests.memories.services.lifecycle.conftest import memory_at
 
 
 def _scene(user, now):

@@ -5,10 +5,9 @@ from datetime import timedelta
 from django.utils import timezone
 
 from memories.models import DailyDigest, Memory, MemoryEvent, MemoryRelation
-from memories.services import lifecycle
-from memories.services.lifecycle import ACTOR, lifecycle_run
+from memories.services.lifecycle import ACTOR, common, lifecycle_run
 from tests.factories import ConversationTurnFactory
-from tests.memories.lifecycle.conftest import REAL_LLM, memory_at
+from tests.memories.services.lifecycle.conftest import REAL_LLM, memory_at
 
 
 def _old_group(user, now, n=4, category="preference"):
@@ -118,7 +117,7 @@ def test_at_most_three_summaries_are_kept(user, now, fake_llm):
 
 def test_compression_and_digests_with_the_offline_provider(user, now, monkeypatch):
     # given the real offline provider, an old group of related preferences, and a 45-day-old digest
-    monkeypatch.setattr(lifecycle, "_llm", REAL_LLM)
+    monkeypatch.setattr(common, "lifecycle_llm", REAL_LLM)
     contents = [
         "User likes green tea",
         "User likes green tea in the morning",
@@ -135,7 +134,7 @@ def test_compression_and_digests_with_the_offline_provider(user, now, monkeypatc
     )
 
     # when the lifecycle runs
-    run = lifecycle.lifecycle_run(owner=user, now=now)
+    run = lifecycle_run(owner=user, now=now)
 
     # then 1–3 summaries replace the group, and the digest got a non-empty summary
     summaries = Memory.objects.filter(owner=user, source="consolidation")

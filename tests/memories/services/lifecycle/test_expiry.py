@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from memories.models import MemoryEvent
 from memories.services.lifecycle import ACTOR, lifecycle_run
-from tests.memories.lifecycle.conftest import memory_at
+from tests.memories.services.lifecycle.conftest import memory_at
 
 
 def test_expired_transient_short_and_todo_memories_are_forgotten(user, now):

@@ -3,14 +3,15 @@
 import threading
 
 from django.db import connection
+from django.utils import timezone
 
-from memories.services import lifecycle
-from tests.memories.lifecycle.conftest import memory_at
+from memories.services.lifecycle import runner
+from tests.memories.services.lifecycle.conftest import memory_at
 
 
-def test_post_runs_the_lifecycle_and_returns_202(api, user, now):
+def test_post_runs_the_lifecycle_and_returns_202(api, user):
     # given an old memory
-    memory_at(user, now=now, days=17)
+    memory_at(user, now=timezone.now(), days=17)
 
     # when the owner starts a run
     response = api.post("/api/v1/lifecycle/run/", {}, format="json")
@@ -53,10 +54,10 @@ def test_a_run_already_in_progress_is_a_409(api, user):
 
     def hold():
         try:
-            assert lifecycle._lock_try(user.pk)
+            assert runner._lock_try(user.pk)
             held.set()
             done.wait(timeout=30)
-            lifecycle._lock_release(user.pk)
+            runner._lock_release(user.pk)
         finally:
             connection.close()
 

@@ -4,7 +4,7 @@ from datetime import timedelta
 
 from memories.models import MemoryEvent
 from memories.services.lifecycle import ACTOR, lifecycle_run
-from tests.memories.lifecycle.conftest import memory_at
+from tests.memories.services.lifecycle.conftest import memory_at
 
 
 def test_cap_forgets_least_important_then_least_recent(user, now, settings):

@@ -6,9 +6,9 @@ import pytest
 from django.db import connection
 
 from memories.models import LifecycleRun, MemoryEvent
-from memories.services import lifecycle
+from memories.services.lifecycle import runner
 from tests.factories import UserFactory
-from tests.memories.lifecycle.conftest import memory_at
+from tests.memories.services.lifecycle.conftest import memory_at
 
 
 @pytest.mark.django_db(transaction=True)
@@ -18,19 +18,19 @@ def test_two_concurrent_runs_for_one_owner_do_the_work_once(monkeypatch, now):
     memories = [memory_at(owner, now=now, days=17, strength=0.6) for _ in range(3)]
     # and a first step that holds the first run inside the lock until told to go on
     inside, release = threading.Event(), threading.Event()
-    real_drain = lifecycle.STEPS[0][1]
+    real_drain = runner.STEPS[0][1]
 
     def held_drain(run):
         inside.set()
         assert release.wait(timeout=30)
         return real_drain(run)
 
-    monkeypatch.setattr(lifecycle, "STEPS", (("drain", held_drain), *lifecycle.STEPS[1:]))
+    monkeypatch.setattr(runner, "STEPS", (("drain", held_drain), *runner.STEPS[1:]))
     results = {}
 
     def run(name):
         try:
-            results[name] = lifecycle.lifecycle_run(owner=owner, now=now)
+            results[name] = runner.lifecycle_run(owner=owner, now=now)
         finally:
             connection.close()
 
@@ -46,7 +46,7 @@ def test_two_concurrent_runs_for_one_owner_do_the_work_once(monkeypatch, now):
 
     # then the second returned at once without doing anything, the first did all the work
     assert results["second"].status == "failed"
-    assert results["second"].error == lifecycle.LOCK_BUSY_ERROR
+    assert results["second"].error == runner.LOCK_BUSY_ERROR
     assert results["second"].steps == []
     assert results["first"].status == "completed"
     assert results["first"].counts["decay"] == {"decayed": 3, "checkpoints": 3}
@@ -63,14 +63,14 @@ def test_the_lock_is_released_after_a_run(now):
     # given a finished run
     owner = UserFactory(username="alice")
     memory_at(owner, now=now, days=17)
-    lifecycle.lifecycle_run(owner=owner, now=now)
+    runner.lifecycle_run(owner=owner, now=now)
 
     # when another run starts, from another connection
     result = {}
 
     def run():
         try:
-            result["run"] = lifecycle.lifecycle_run(owner=owner, now=now)
+            result["run"] = runner.lifecycle_run(owner=owner, now=now)
         finally:
             connection.close()
 
@@ -91,13 +91,13 @@ def test_the_lock_is_released_when_a_run_raises(monkeypatch, now):
     def interrupted(run):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(lifecycle, "STEPS", (("drain", interrupted),))
+    monkeypatch.setattr(runner, "STEPS", (("drain", interrupted),))
     with pytest.raises(KeyboardInterrupt):
-        lifecycle.lifecycle_run(owner=owner, now=now)
+        runner.lifecycle_run(owner=owner, now=now)
     monkeypatch.undo()
 
     # when the next run starts
-    run = lifecycle.lifecycle_run(owner=owner, now=now)
+    run = runner.lifecycle_run(owner=owner, now=now)
 
     # then it was not blocked, and the interrupted one is recorded as failed
     assert run.status == "completed"

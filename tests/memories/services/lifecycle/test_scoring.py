@@ -5,9 +5,8 @@ from datetime import timedelta
 import pytest
 
 from memories.models import MemoryEvent
-from memories.services import lifecycle
-from memories.services.lifecycle import ACTOR, lifecycle_run
-from tests.memories.lifecycle.conftest import memory_at
+from memories.services.lifecycle import ACTOR, common, lifecycle_run
+from tests.memories.services.lifecycle.conftest import memory_at
 
 
 def _reload(memory):
@@ -93,7 +92,7 @@ def test_running_twice_the_same_day_gives_identical_strengths(user, now):
 @pytest.mark.parametrize("returning_old", [True, False], ids=["pg18-returning-old", "self-join"])
 def test_decay_writes_history_only_when_strength_crosses_a_multiple_of_0_05(user, now, monkeypatch, returning_old):
     # given a server with RETURNING old.* (PostgreSQL 18) or without it (the self-join fallback)
-    monkeypatch.setattr(lifecycle, "_returning_old", lambda: returning_old)
+    monkeypatch.setattr(common, "returning_old", lambda: returning_old)
     # and a memory of base 0.52 six days past its grace period: 0.52 × 0.99^6 ≈ 0.4896, below 0.50
     crossing = memory_at(user, now=now, days=13, strength=0.52)
     # and one of base 0.58 one day past it: 0.58 × 0.99 = 0.5742, still above 0.55
@@ -159,7 +158,7 @@ def test_one_checkpoint_however_many_lines_a_night_crosses(user, now):
 
 def test_servers_before_postgresql_18_give_the_same_threshold_moves(user, now, monkeypatch):
     # given a server without RETURNING old.* (the self-join fallback)
-    monkeypatch.setattr(lifecycle, "_returning_old", lambda: False)
+    monkeypatch.setattr(common, "returning_old", lambda: False)
     # and a memory that decays below the archive threshold
     archived = memory_at(user, now=now, days=30, strength=0.25)
 

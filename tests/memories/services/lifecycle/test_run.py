@@ -3,10 +3,10 @@
 import pytest
 
 from memories.models import LifecycleRun
-from memories.services import lifecycle
+from memories.services.lifecycle import runner
 from sessions.models import ExtractionJob
 from tests.factories import ChatSessionFactory
-from tests.memories.lifecycle.conftest import memory_at
+from tests.memories.services.lifecycle.conftest import memory_at
 
 STEP_NAMES = ["drain", "dedup", "decay", "thresholds", "expire", "attachments", "compress", "digests", "exports", "cap"]
 
@@ -15,10 +15,10 @@ def test_a_run_records_every_step_and_publishes_progress(user, now, monkeypatch)
     # given a memory and a recorder for live events
     memory_at(user, now=now, days=17)
     published = []
-    monkeypatch.setattr(lifecycle, "event_publish", lambda **kw: published.append(kw))
+    monkeypatch.setattr(runner, "event_publish", lambda **kw: published.append(kw))
 
     # when the lifecycle runs
-    run = lifecycle.lifecycle_run(owner=user, trigger="test", now=now)
+    run = runner.lifecycle_run(owner=user, trigger="test", now=now)
 
     # then the run is completed, with every step done, in order, with its counts
     run.refresh_from_db()
@@ -49,11 +49,11 @@ def test_a_failing_step_does_not_stop_the_others(user, now, monkeypatch):
     def broken(run):
         raise RuntimeError("boom")
 
-    steps = [(name, broken if name == "dedup" else step) for name, step in lifecycle.STEPS]
-    monkeypatch.setattr(lifecycle, "STEPS", tuple(steps))
+    steps = [(name, broken if name == "dedup" else step) for name, step in runner.STEPS]
+    monkeypatch.setattr(runner, "STEPS", tuple(steps))
 
     # when the lifecycle runs
-    run = lifecycle.lifecycle_run(owner=user, now=now)
+    run = runner.lifecycle_run(owner=user, now=now)
 
     # then the run failed with that step's error, and the later steps still did their work
     assert run.status == "failed"
@@ -68,11 +68,11 @@ def test_a_run_left_running_by_a_crash_is_closed_by_the_next(user, now):
     stale = LifecycleRun.objects.create(owner=user, status="running")
 
     # when the next run starts
-    lifecycle.lifecycle_run(owner=user, now=now)
+    runner.lifecycle_run(owner=user, now=now)
 
     # then the stale one is marked failed
     stale.refresh_from_db()
-    assert (stale.status, stale.error) == ("failed", lifecycle.INTERRUPTED_ERROR)
+    assert (stale.status, stale.error) == ("failed", runner.INTERRUPTED_ERROR)
 
 
 def _job(session, n, **fields):
@@ -95,10 +95,10 @@ def test_leftover_extraction_jobs_are_drained(user, other_user, now, monkeypatch
         processed.append(job.pk)
         ExtractionJob.objects.filter(pk=job.pk).update(status="done")
 
-    monkeypatch.setattr("sessions.services.extraction.extraction_job_process", fake_process)
+    monkeypatch.setattr("memories.services.lifecycle.drain.extraction_job_process", fake_process)
 
     # when the lifecycle runs
-    run = lifecycle.lifecycle_run(owner=user, now=now)
+    run = runner.lifecycle_run(owner=user, now=now)
 
     # then alice's claimable jobs ran, oldest first, and nothing else
     assert processed == [pending.pk, retry.pk]
@@ -115,10 +115,10 @@ def test_a_failing_job_is_marked_failed_and_counted(user, now, monkeypatch):
     def fake_process(*, job):
         raise ValueError("bad model output")
 
-    monkeypatch.setattr("sessions.services.extraction.extraction_job_process", fake_process)
+    monkeypatch.setattr("memories.services.lifecycle.drain.extraction_job_process", fake_process)
 
     # when the lifecycle runs
-    run = lifecycle.lifecycle_run(owner=user, now=now)
+    run = runner.lifecycle_run(owner=user, now=now)
 
     # then the job is failed with its error and an attempt used, and the run itself completed
     job.refresh_from_db()
