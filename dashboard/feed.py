@@ -12,6 +12,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from memories.models import EventType, LifecycleRun, MemoryEvent, MemoryRelation, RelationType
+from memories.services.memories import memory_changed_payload
 from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 
 FEED_TYPES = (
@@ -47,20 +48,7 @@ def _memory_changed(owner, since, limit):
         .order_by("-created_at", "-id")[:limit]
     )
     for row in rows:
-        memory = row.memory
-        yield (
-            row.created_at,
-            {
-                "action": ACTION_OF.get(row.event_type, row.event_type),
-                "memory": {
-                    "id": str(memory.pk),
-                    "content": memory.content,
-                    "category": memory.category,
-                    "status": memory.status,
-                    "strength": round(memory.strength, 4),
-                },
-            },
-        )
+        yield row.created_at, memory_changed_payload(row.memory, ACTION_OF.get(row.event_type, row.event_type))
 
 
 def _contradictions(owner, since, limit):

@@ -143,7 +143,7 @@ _PRESERVED = (
 
 
 def import_record_problems(*, record, agent: str) -> list[ImportProblem]:
-    """The API's verdict on one parsed record (memories.services.transfer._Record) as it would be written."""
+    """The API's verdict on one parsed record (transfer.records.ImportRecord) as it would be written."""
     importance = record.importance if not isinstance(record.importance, str) else None
     values = {
         "content": record.content,

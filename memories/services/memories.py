@@ -74,7 +74,8 @@ def memory_event_record(
     )
 
 
-def _changed_payload(memory: Memory, event_type: str) -> dict:
+def memory_changed_payload(memory: Memory, event_type: str) -> dict:
+    """The data of a "memory.changed" event: what happened, and the memory as the live views show it."""
     return {
         "action": event_type,
         "memory": {
@@ -164,7 +165,7 @@ def memory_create(
         reason=reason,
         session=source_session,
     )
-    event_publish(owner_id=owner.pk, type="memory.changed", data=_changed_payload(memory, "added"))
+    event_publish(owner_id=owner.pk, type="memory.changed", data=memory_changed_payload(memory, "added"))
     if memory.importance >= scoring.importance_value("high"):  # seed 003 §11.2
         event_publish(
             owner_id=owner.pk,
@@ -245,7 +246,7 @@ def memory_update(
         reason=reason,
         session=session,
     )
-    event_publish(owner_id=memory.owner_id, type="memory.changed", data=_changed_payload(memory, event_type))
+    event_publish(owner_id=memory.owner_id, type="memory.changed", data=memory_changed_payload(memory, event_type))
     return memory
 
 
