@@ -7,7 +7,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memories.models import LifecycleRun
+from memories.models import EventType, LifecycleRun, Status
 from memories.providers import llm as llm_provider
 
 ACTOR = "system:lifecycle"
@@ -32,6 +32,9 @@ LIFECYCLE_DEFAULTS = {
     "EXPORT_MAX_ARCHIVED": 200,
     "EXPORT_USER_PER_SECTION": 50,
 }
+
+# The history event of a move to a status, unless the step names another (expiry).
+STATUS_EVENTS = {Status.ARCHIVED: EventType.ARCHIVE, Status.FORGOTTEN: EventType.FORGET}
 
 _EVENT_STATE = (
     "jsonb_build_object('strength', {p}strength, 'status', {p}status, "
@@ -147,14 +150,15 @@ def rows_move(
 
 
 def status_move(
-    run: StepContext, *, to: str, where: str, event_type: str, reason: str, params: dict | None = None
+    run: StepContext, *, to: str, where: str, reason: str, params: dict | None = None, event_type: str = ""
 ) -> int:
-    """`rows_move` for a status change (archive, forget): every moved row gets its event. Returns rows moved."""
+    """`rows_move` for a status change: every moved row gets its event, by default the status's own
+    ("archive", "forget"). Returns the rows moved."""
     moved, _ = rows_move(
         run,
         where=where,
         set_sql=f"status = '{to}', updated_at = %(wall)s",
-        event_type=event_type,
+        event_type=event_type or STATUS_EVENTS[to],
         reason=reason,
         params=params,
     )

@@ -6,7 +6,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.db.models import Count, Q
 
-from memories.models import EventType, Memory, MemoryRelation, RelationType, Retention, Source, Status
+from memories.models import Memory, MemoryRelation, RelationType, Retention, Source, Status
 from memories.services.lifecycle import common
 from memories.services.lifecycle.common import ACTOR, StepContext, status_move
 from memories.services.memories import memory_create
@@ -150,7 +150,6 @@ def _compress_apply(run: StepContext, batch: list[dict], summaries: list[str]) -
             run,
             to="archived",
             where="m.id = ANY(%(ids)s::uuid[]) AND m.status = 'active'",
-            event_type=EventType.ARCHIVE,
             reason=f"compressed into {', '.join(created_ids)}",
             params={"ids": [str(i) for i in still]},
         )

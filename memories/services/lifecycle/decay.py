@@ -43,7 +43,6 @@ def thresholds_step(run: StepContext) -> tuple[dict, dict]:
         to="forgotten",
         where="m.status IN ('active', 'archived') AND NOT m.pinned AND m.retention <> 'permanent' "
         "AND m.strength < %(below)s",
-        event_type=EventType.FORGET,
         reason=f"strength below {cfg['FORGET_BELOW']}",
         params={"below": float(cfg["FORGET_BELOW"]), "wall": wall},
     )
@@ -51,7 +50,6 @@ def thresholds_step(run: StepContext) -> tuple[dict, dict]:
         run,
         to="archived",
         where="m.status = 'active' AND NOT m.pinned AND m.strength < %(below)s",
-        event_type=EventType.ARCHIVE,
         reason=f"strength below {cfg['ARCHIVE_BELOW']}",
         params={"below": float(cfg["ARCHIVE_BELOW"]), "wall": wall},
     )

@@ -51,7 +51,6 @@ def cap_step(run: StepContext) -> tuple[dict, dict]:
         "ORDER BY importance, greatest(observed_at, coalesce(last_accessed_at, observed_at), "
         "coalesce(last_reinforced_at, observed_at)), id LIMIT %(excess)s) "
         "AND m.status IN ('active', 'archived') AND NOT m.pinned AND m.retention <> 'permanent'",
-        event_type=EventType.FORGET,
         reason=f"over the per-owner cap of {cap}",
         params={"excess": excess},
     )
