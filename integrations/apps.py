@@ -7,7 +7,9 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        from integrations.services.erasure_hooks import integration_erasure_hooks_register
         from integrations.services.webhooks import webhook_event_received
         from memory_project.events import event_listener_register
 
         event_listener_register(webhook_event_received)
+        integration_erasure_hooks_register()
