@@ -27,6 +27,22 @@ def _new_pool_after_fork() -> None:
 os.register_at_fork(after_in_child=_new_pool_after_fork)
 
 
+# True in the web workers of an embedded `serve` that runs a background process (memory_project.
+# background_process): they leave turn vectors and extraction jobs to it.
+_attached = False
+
+
+def background_process_attach(attached: bool = True) -> None:
+    """From now on this process leaves turn vectors and extraction jobs to the background process,
+    which finds them in the database (stored turns without a vector, pending jobs)."""
+    global _attached
+    _attached = attached
+
+
+def background_process_attached() -> bool:
+    return _attached
+
+
 def background_send(task, *args) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         _pool.submit(_run, task, args)

@@ -10,6 +10,7 @@ import threading
 
 from celery import Celery, Task
 from celery.schedules import maybe_schedule
+from celery.signals import worker_init
 from kombu.exceptions import OperationalError as BrokerError
 
 from memory_project.dbconn import Leadership
@@ -21,6 +22,15 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 logger = logging.getLogger(__name__)
+
+
+@worker_init.connect
+def _lower_worker_priority(**_) -> None:
+    """A worker beside the web tier on the same cores must not slow its requests down: its work
+    (turn vectors, extraction) can wait a little, an answer cannot. Its pool processes inherit this."""
+    from django.conf import settings
+
+    os.nice(settings.BACKGROUND_NICE)
 
 
 class BrokerTolerantTask(Task):

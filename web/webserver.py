@@ -6,30 +6,42 @@ hangs, and shuts them down gracefully. Each worker runs the ASGI application und
 httptools, websockets). Settings: WEB_CONCURRENCY, WEB_TIMEOUT, WEB_GRACEFUL_TIMEOUT, WEB_KEEPALIVE,
 WEB_ACCESS_LOG (see memory_project/settings.py).
 
-Without a broker, each worker also starts the in-process periodic runner, and a database lock lets
-exactly one of them run the schedule (memory_project.celery.PeriodicRunner); live events reach the
-WebSockets of every worker through PostgreSQL (memory_project.pg_layer).
+Without a broker, live events reach the WebSockets of every worker through PostgreSQL
+(memory_project.pg_layer), and the master also supervises one background process at a lower CPU
+priority, which takes the turn vectors, the extraction jobs and the periodic runner off the workers
+(memory_project.background_process). With BACKGROUND_PROCESS=0 that work stays in the workers: each
+starts the periodic runner, and a database lock lets exactly one of them run the schedule
+(memory_project.celery.PeriodicRunner).
 """
 
 import logging
+import os
+import sys
 
 from django.conf import settings
 from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
 
 from memories.providers.embeddings import embedder_warm_up
+from memory_project.background_process import BackgroundProcess
 
 logger = logging.getLogger(__name__)
 
 _runner = None
+# The master's background process (embedded mode), started before the workers fork.
+_background = None
 
 
 def _post_worker_init(worker) -> None:
     """In each worker, once the application is loaded and before it serves its first request."""
     global _runner
+    if _background is not None:
+        from memory_project.background import background_process_attach
+
+        background_process_attach()
     # The first search of a worker should not pay for loading the model.
     embedder_warm_up()
-    if not settings.REDIS_URL:
+    if not settings.REDIS_URL and _background is None:
         from memory_project.celery import periodic_runner_start
 
         _runner = periodic_runner_start()
@@ -87,8 +99,19 @@ def web_server_run(*, host: str, port: int, workers: int | None = None) -> None:
 
     # Whatever the caller (migrate, the demo owner) opened stays in this process: the workers fork
     # from it, and must not share its sockets.
+    global _background
     for connection in connections.all(initialized_only=True):
         connection.close()
         if hasattr(connection, "close_pool"):
             connection.close_pool()
-    WebServer(host=host, port=port, workers=workers or settings.WEB_CONCURRENCY).run()
+    if not settings.REDIS_URL and settings.BACKGROUND_PROCESS:
+        manage = str(settings.BASE_DIR / "manage.py")
+        _background = BackgroundProcess(
+            command=[sys.executable, manage, "serve_background", "--parent", str(os.getpid())]
+        )
+        _background.start()
+    try:
+        WebServer(host=host, port=port, workers=workers or settings.WEB_CONCURRENCY).run()
+    finally:
+        if _background is not None:
+            _background.stop()

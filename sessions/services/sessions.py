@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from attachments.services import attachments_discard, attachments_prepare, attachments_store
 from memories.text import cjk_ngrams, estimate_tokens
+from memory_project.background import background_process_attached
 from memory_project.events import event_publish
 from memory_project.exceptions import Conflict
 from sessions.models import ChatSession, ConversationTurn, ExtractionJob, Role
@@ -181,4 +182,5 @@ def session_end(*, session: ChatSession) -> ExtractionJob | None:
 def extraction_job_dispatch_on_commit(*, job_id) -> None:
     from sessions.tasks import extraction_job_run
 
-    transaction.on_commit(lambda: extraction_job_run.delay(str(job_id)))
+    if not background_process_attached():  # that process runs the pending jobs, read from the table
+        transaction.on_commit(lambda: extraction_job_run.delay(str(job_id)))

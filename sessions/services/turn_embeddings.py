@@ -19,6 +19,7 @@ from django.db import transaction
 from django.db.models import Q
 
 from memories.services.embeddings import embedding_get_many
+from memory_project.background import background_process_attached
 from sessions.models import ConversationTurn
 
 FILL_BATCH = 128
@@ -75,7 +76,9 @@ def turn_embeddings_fill(*, batch: int = FILL_BATCH) -> int:
             by_owner: dict[int, list[int]] = {}
             for index, row in enumerate(rows):
                 by_owner.setdefault(row.owner_id, []).append(index)
-            for owner_id, indexes in by_owner.items():
+            # Owners in one order in every fill: each inserts cache rows in (owner, key) order, so two
+            # fills sharing texts wait on each other one way only (a deadlock seen under load).
+            for owner_id, indexes in sorted(by_owner.items()):
                 vectors = turn_vectors(
                     owner=owner_id,
                     texts=[texts[i] for i in indexes],
@@ -96,7 +99,8 @@ _fill_queued = threading.Event()
 
 def turn_embeddings_request() -> None:
     """Ask, once the current transaction commits, for the turns it stored to get their vectors."""
-    transaction.on_commit(_send)
+    if not background_process_attached():  # that process finds the turns without a vector itself
+        transaction.on_commit(_send)
 
 
 def _send() -> None:

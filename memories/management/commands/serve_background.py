@@ -1,0 +1,34 @@
+import os
+import signal
+import threading
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from memories.providers.embeddings import embedder_warm_up
+from memory_project.background_process import background_process_run
+from memory_project.celery import periodic_runner_start
+
+
+class Command(BaseCommand):
+    help = (
+        "The background process of the embedded mode (`serve` starts it): turn vectors and extraction "
+        "jobs and the periodic tasks, at a lower CPU priority than the web workers."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--parent", type=int, help="Exit when this process (the server) is gone.")
+
+    def handle(self, *args, parent, **options):
+        # The web workers answer requests at the default priority; this work can wait for them.
+        os.nice(settings.BACKGROUND_NICE)
+        stop = threading.Event()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(signum, lambda *_: stop.set())  # the round under way finishes first
+        embedder_warm_up()
+        # The periodic schedule (sweeps, the nightly lifecycle) runs here too, not in the web workers.
+        runner = periodic_runner_start()
+        try:
+            background_process_run(poll_seconds=settings.BACKGROUND_POLL_SECONDS, stop=stop, parent_pid=parent)
+        finally:
+            runner.stop()
