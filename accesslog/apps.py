@@ -8,7 +8,9 @@ class AccessLogConfig(AppConfig):
 
     def ready(self):
         from accesslog import checks  # noqa: F401  (registers the system check)
-        from accesslog.services import access_log_erasure_hook
+        from accesslog.services import access_log_erasure_hook, access_log_served
         from erasure.hooks import erasure_hook_register
+        from memories.signals import memories_served
 
         erasure_hook_register(access_log_erasure_hook)
+        memories_served.connect(access_log_served, dispatch_uid="access_log_served")

@@ -49,6 +49,13 @@ def access_log_record(*, owner_id: int, kind: str, query: str, agent: str | None
     _buffer.add(entry[0], lambda _: entry)
 
 
+def access_log_served(
+    sender, *, owner_id: int, kind: str, query: str, agent: str | None, results: list[dict], **kwargs
+):
+    """Receiver of memories.signals.memories_served."""
+    access_log_record(owner_id=owner_id, kind=kind, query=query, agent=agent, results=results)
+
+
 def _take() -> list[list]:
     return list(_buffer.take().values())
 

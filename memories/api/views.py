@@ -5,7 +5,6 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accesslog.services import access_log_record
 from erasure.services import memory_purge
 from memories.api.serializers import (
     ContextOutputSerializer,
@@ -32,6 +31,7 @@ from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_forget, memory_update
 from memories.services.tools import tool_execute
+from memories.signals import memories_served
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
 from memory_groups.selectors import group_filter_ids
 from memory_project.api.fields import CleanCharField, request_owner
@@ -183,8 +183,13 @@ class SearchApi(APIView):
         data = dict(serializer.validated_data)
         group_ids = group_filter_ids(owner=owner, ref=data.pop("group", None))
         found = memory_search(owner=owner, group_ids=group_ids, **data)
-        access_log_record(
-            owner_id=owner.pk, kind="search", query=data["query"], agent=data.get("agent"), results=found["results"]
+        memories_served.send(
+            sender=None,
+            owner_id=owner.pk,
+            kind="search",
+            query=data["query"],
+            agent=data.get("agent"),
+            results=found["results"],
         )
         return Response(found)
 
@@ -202,7 +207,8 @@ class ContextApi(APIView):
             session_get(owner=owner, session_id=data["session_id"])
         group_ids = group_filter_ids(owner=owner, ref=data.pop("group", None))
         block = context_build(owner=owner, group_ids=group_ids, **data)
-        access_log_record(
+        memories_served.send(
+            sender=None,
             owner_id=owner.pk,
             kind="context",
             query=data.get("query", ""),

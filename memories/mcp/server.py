@@ -80,9 +80,9 @@ def _message(detail) -> str:
 
 def _run(principal: Principal, name: str, arguments: dict) -> dict:
     """One tool call in a worker thread, with Django's per-request connection hygiene around it."""
-    from accesslog.services import access_log_record
     from memories.selectors.context import context_build
     from memories.services.tools import tool_execute
+    from memories.signals import memories_served
 
     close_old_connections()
     try:
@@ -91,7 +91,8 @@ def _run(principal: Principal, name: str, arguments: dict) -> dict:
             raise ToolError("the API key's owner no longer exists or is inactive")
         if name == "get_context":
             result = context_build(owner=owner, agent=principal.agent, **arguments)
-            access_log_record(
+            memories_served.send(
+                sender=None,
                 owner_id=owner.pk,
                 kind="context",
                 query=arguments.get("query") or "",

@@ -2,10 +2,10 @@
 
 from rest_framework import serializers
 
-from accesslog.services import access_log_record
 from memories.models import Category, Source
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_forget_matching, memory_write
+from memories.signals import memories_served
 from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer
 from memory_project.exceptions import ServiceError
 
@@ -47,7 +47,9 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
             categories=args.get("categories"),
             agent=agent,
         )
-        access_log_record(owner_id=owner.pk, kind="tool", query=args["query"], agent=agent, results=found["results"])
+        memories_served.send(
+            sender=None, owner_id=owner.pk, kind="tool", query=args["query"], agent=agent, results=found["results"]
+        )
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "search_conversation_traces":
         args = _validated(_TraceArgs, arguments)
