@@ -5,7 +5,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
-from memories.search_fields import search_vector_field
+from memory_project.search_fields import search_vector_field
 
 
 class Attachment(models.Model):

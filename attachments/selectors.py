@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 
 from attachments.models import Attachment
 from memories.models import MemorySource
-from memories.text import cjk_ngrams, has_cjk
+from memory_project.text import cjk_ngrams, has_cjk
 
 
 def attachment_list(

@@ -22,8 +22,8 @@ from rest_framework import status
 
 from attachments.models import Attachment
 from attachments.sniff import sniffed_type
-from memories.text import cjk_ngrams
 from memory_project.exceptions import ServiceError
+from memory_project.text import cjk_ngrams
 
 logger = logging.getLogger(__name__)
 

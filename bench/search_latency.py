@@ -300,7 +300,7 @@ def insert_memories(owner, count: int, *, vectors: str, seed: int) -> dict:
 
     from memories.models import Memory, Retention, Source
     from memories.providers.embeddings import get_embedder
-    from memories.text import content_hash
+    from memory_project.text import content_hash
 
     rng = random.Random(seed)
     np_rng = np.random.default_rng(seed)
@@ -426,7 +426,7 @@ def service_search(owner, query: str) -> tuple[dict, float]:
 def embed_queries(queries: list[str]) -> tuple[list, list[float]]:
     """Each query embedded alone, as the service does; the timings show its share of a search."""
     from memories.providers.embeddings import get_embedder
-    from memories.text import normalize
+    from memory_project.text import normalize
 
     embedder = get_embedder()
     vectors, timings = [], []

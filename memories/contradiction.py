@@ -3,7 +3,7 @@ subject and predicate."""
 
 import re
 
-from memories.text import cjk_ngrams
+from memory_project.text import cjk_ngrams
 
 _NEGATIONS = {
     "not",

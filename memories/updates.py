@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 
 from memories.extraction.lexicon import domain_of
-from memories.text import cjk_ngrams
+from memory_project.text import cjk_ngrams
 
 # Identifiers and numbers: anything with a digit ("db-01", "10.0.0.11", "9902", "2024-05-06", "3pm").
 _NUMBERISH = re.compile(r"[A-Za-z0-9][\w.:/@+-]*\d[\w.:/@+-]*|\d+")

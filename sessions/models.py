@@ -6,7 +6,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
-from memories.search_fields import search_vector_field
+from memory_project.search_fields import search_vector_field
 
 
 class Channel(models.TextChoices):

@@ -6,7 +6,7 @@ one, so every producer (heuristic and LLM) runs its subject and predicate throug
 
 import re
 
-from memories.text import normalize
+from memory_project.text import normalize
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _CJK_PUNCT = "。！？；，、：「」『』（）《》“”‘’…"

@@ -17,7 +17,7 @@ from typing import Protocol
 
 from django.conf import settings
 
-from memories.text import cjk_ngrams
+from memory_project.text import cjk_ngrams
 
 logger = logging.getLogger(__name__)
 

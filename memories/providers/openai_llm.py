@@ -34,7 +34,7 @@ from memories.providers.llm import (
     LLMError,
     TurnView,
 )
-from memories.text import estimate_tokens
+from memory_project.text import estimate_tokens
 
 logger = logging.getLogger(__name__)
 

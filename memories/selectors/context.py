@@ -8,8 +8,8 @@ from hotcache.services import hot_cache_get
 from memories.models import Memory, MemoryRelation, RelationType, Status
 from memories.selectors.retrieval import memory_search
 from memories.services.access import memory_access_record
-from memories.text import estimate_tokens
 from memories.tools import TOOLS_DESCRIPTION
+from memory_project.text import estimate_tokens
 from sessions.models import ConversationTurn, Role
 from sessions.selectors.sessions import scratchpad_get
 

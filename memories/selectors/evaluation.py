@@ -30,7 +30,7 @@ import Stemmer
 from memories.models import Memory
 from memories.selectors.retrieval import SEARCHABLE_STATUSES, memory_search
 from memories.services.embeddings import embedding_get
-from memories.text import cjk_ngrams
+from memory_project.text import cjk_ngrams
 from sessions.models import ConversationTurn
 
 SYSTEMS = ("service", "bm25", "dense")

@@ -32,7 +32,7 @@ from memories.services.access import memory_access_record
 from memories.services.embeddings import embedding_get_soon
 from memories.services.metrics import metric_observe
 from memories.services.search_stats import corpus_size, search_stats_request
-from memories.text import cjk_ngrams
+from memory_project.text import cjk_ngrams
 
 SCOPES = ("memories", "turns", "all")
 SEARCHABLE_STATUSES = ("active", "archived")

@@ -19,8 +19,8 @@ from memories.moderation import looks_like_instruction
 from memories.selectors.retrieval import memory_search
 from memories.services.embeddings import embedding_get
 from memories.services.memories import memory_create, memory_reinforce, memory_update
-from memories.text import content_hash, normalize
 from memory_project.events import event_publish
+from memory_project.text import content_hash, normalize
 
 
 @dataclass

@@ -20,7 +20,7 @@ from django.db import transaction
 
 from memories.models import EmbeddingCache
 from memories.providers.embeddings import get_embedder
-from memories.text import normalize
+from memory_project.text import normalize
 
 _LRU_SIZE = 4096
 _lru: OrderedDict[str, list[float]] = OrderedDict()

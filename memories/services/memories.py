@@ -13,9 +13,9 @@ from memories.moderation import REASON as MODERATION_REASON
 from memories.moderation import moderation_check
 from memories.services.embeddings import embedding_get
 from memories.services.entities import memory_entities_link
-from memories.text import cjk_ngrams, content_hash, normalize
 from memory_project.events import event_publish
 from memory_project.exceptions import ServiceError
+from memory_project.text import cjk_ngrams, content_hash, normalize
 
 SNAPSHOT_FIELDS = (
     "content",

@@ -19,8 +19,8 @@ from memories.providers.llm import CandidateMemory, TurnView, get_llm
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.embeddings import embedding_get
 from memories.services.entities import memory_entities_link
-from memories.text import estimate_tokens
 from memory_project.events import event_publish
+from memory_project.text import estimate_tokens
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
 from sessions.services.scratchpad import scratchpad_complete
 

@@ -10,10 +10,10 @@ from django.db.models import F, Sum
 from django.utils import timezone
 
 from attachments.services import attachments_discard, attachments_prepare, attachments_store
-from memories.text import cjk_ngrams, estimate_tokens
 from memory_project.background import background_process_attached
 from memory_project.events import event_publish
 from memory_project.exceptions import Conflict
+from memory_project.text import cjk_ngrams, estimate_tokens
 from sessions.models import ChatSession, ConversationTurn, ExtractionJob, Role
 from sessions.services.turn_embeddings import turn_embedding_text, turn_embeddings_request, turn_vectors
 

@@ -6,7 +6,7 @@ from django.core.management import call_command
 from memories.models import CoreMemory, DailyDigest, EmbeddingCache, Memory, MemoryEvent, MemorySource
 from memories.services.embeddings import _key
 from memories.services.memories import memory_create
-from memories.text import normalize
+from memory_project.text import normalize
 from tests.factories import ConversationTurnFactory
 
 pytestmark = pytest.mark.django_db

@@ -17,8 +17,8 @@ from integrations.models import TelegramUpdate
 from memories.models import EmbeddingCache
 from memories.services.embeddings import _key, embedding_cache_clear_local, embedding_get
 from memories.services.lifecycle import export_dir_for
-from memories.text import normalize
 from memory_project.background import background_drain
+from memory_project.text import normalize
 from sessions.models import ConversationTurn
 from sessions.services.sessions import turn_embedding_text
 from tests.conftest import client_for

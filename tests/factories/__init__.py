@@ -5,7 +5,7 @@ from django.utils import timezone
 from memories.models import Memory
 from memories.services.api_keys import api_key_create
 from memories.services.embeddings import embedding_get
-from memories.text import cjk_ngrams, content_hash
+from memory_project.text import cjk_ngrams, content_hash
 from sessions.models import ChatSession, ConversationTurn
 
 

@@ -10,7 +10,7 @@ from memories.models import Memory, MemoryRelation, RelationType, Retention, Sou
 from memories.services.lifecycle import common
 from memories.services.lifecycle.common import ACTOR, StepContext, status_move
 from memories.services.memories import memory_create
-from memories.text import normalize
+from memory_project.text import normalize
 from sessions.models import ChatSession
 
 logger = logging.getLogger(__name__)

@@ -14,7 +14,7 @@ from memories.services.import_validation import (
 )
 from memories.services.memories import memory_create, memory_event_record, memory_snapshot
 from memories.services.transfer.records import INERT_STATUSES, LOOKUP_CHUNK, ImportRecord, ImportReport, record_agent
-from memories.text import content_hash
+from memory_project.text import content_hash
 
 
 def _state(memory: Memory) -> dict:

@@ -26,8 +26,8 @@ from memories.services.import_validation import (
 )
 from memories.services.memories import LIVE_STATUSES, memory_changed_payload, memory_snapshot
 from memories.services.transfer.records import LOOKUP_CHUNK, ImportRecord, ImportReport, record_agent
-from memories.text import cjk_ngrams, content_hash, normalize
 from memory_project.events import event_publish
+from memory_project.text import cjk_ngrams, content_hash, normalize
 
 
 def records_restore(

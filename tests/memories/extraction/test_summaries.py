@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from memories.extraction.heuristic import HeuristicProvider
-from memories.text import estimate_tokens
+from memory_project.text import estimate_tokens
 from tests.memories.extraction.builders import turn
 
 DIALOGUE = """user: Hi there!

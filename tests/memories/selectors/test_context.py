@@ -8,8 +8,8 @@ from django.utils import timezone
 
 from memories.models import MemoryRelation
 from memories.selectors.context import context_build
-from memories.text import estimate_tokens
 from memories.tools import TOOLS_DESCRIPTION
+from memory_project.text import estimate_tokens
 from sessions.services.scratchpad import scratchpad_complete, scratchpad_update
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory, UserFactory
 

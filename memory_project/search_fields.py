@@ -1,7 +1,7 @@
 """Full-text columns shared by memories and turns.
 
 The embedded PostgreSQL ships no pg_trgm, so CJK text is indexed as character n-grams computed in
-Python (`memories.text.cjk_ngrams`) and stored beside the content; the generated tsvector combines
+Python (`memory_project.text.cjk_ngrams`) and stored beside the content; the generated tsvector combines
 English stemming of the content with those n-grams; search reads it through the postings that
 database triggers derive from it (memories.SearchPosting, migration memories 0005).
 """
