@@ -13,6 +13,7 @@ from rest_framework.views import APIView
 from memories.api.views import actor_of
 from memories.formats.memory_json import FormatError
 from memories.models import ImportJob
+from memories.selectors.memories import memory_group_filter_ids
 from memories.services.import_jobs import import_job_create, import_job_percent
 from memories.services.import_validation import ImportInvalid
 from memories.services.memory_md_edit import memory_md_apply, memory_md_get
@@ -25,7 +26,6 @@ from memories.services.transfer import (
     memory_export,
     memory_import_text,
 )
-from memory_groups.selectors import group_filter_ids
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import ServiceError
@@ -281,7 +281,7 @@ class ExportApi(APIView):
         query.is_valid(raise_exception=True)
         fmt = query.validated_data["format"]
         owner = request_owner(request)
-        group_ids = group_filter_ids(owner=owner, ref=query.validated_data["group"])
+        group_ids = memory_group_filter_ids(owner=owner, ref=query.validated_data["group"])
         text = memory_export(owner=owner, fmt=fmt, agent=query.validated_data["agent"], group_ids=group_ids)
         response = HttpResponse(text, content_type=EXPORT_CONTENT_TYPES[fmt])
         response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILE_NAMES[fmt]}"'

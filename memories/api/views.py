@@ -25,7 +25,13 @@ from memories.api.serializers import (
 )
 from memories.models import Category, Source, Status
 from memories.selectors.context import context_build
-from memories.selectors.memories import memory_get, memory_get_detail, memory_history, memory_list
+from memories.selectors.memories import (
+    memory_get,
+    memory_get_detail,
+    memory_group_filter_ids,
+    memory_history,
+    memory_list,
+)
 from memories.selectors.metrics import metrics_get
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
@@ -33,7 +39,6 @@ from memories.services.memories import memory_forget, memory_update
 from memories.services.tools import tool_execute
 from memories.signals import memories_served
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
-from memory_groups.selectors import group_filter_ids
 from memory_project.api.fields import CleanCharField, request_owner
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination
@@ -87,7 +92,9 @@ class MemoryListCreateApi(APIView):
         filters.is_valid(raise_exception=True)
         data = dict(filters.validated_data)
         owner = request_owner(request)
-        qs = memory_list(owner=owner, group_ids=group_filter_ids(owner=owner, ref=data.pop("group", None)), **data)
+        qs = memory_list(
+            owner=owner, group_ids=memory_group_filter_ids(owner=owner, ref=data.pop("group", None)), **data
+        )
         paginator = StandardPagination()
         page = paginator.paginate_queryset(qs, request, view=self)
         return paginator.get_paginated_response(MemoryOutputSerializer(page, many=True).data)
@@ -181,7 +188,7 @@ class SearchApi(APIView):
         serializer.is_valid(raise_exception=True)
         owner = request_owner(request)
         data = dict(serializer.validated_data)
-        group_ids = group_filter_ids(owner=owner, ref=data.pop("group", None))
+        group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
         found = memory_search(owner=owner, group_ids=group_ids, **data)
         memories_served.send(
             sender=None,
@@ -205,7 +212,7 @@ class ContextApi(APIView):
         if data.get("session_id") is not None:
             # Another owner's session is a 404 here too, never silently treated as a fresh one.
             session_get(owner=owner, session_id=data["session_id"])
-        group_ids = group_filter_ids(owner=owner, ref=data.pop("group", None))
+        group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
         block = context_build(owner=owner, group_ids=group_ids, **data)
         memories_served.send(
             sender=None,

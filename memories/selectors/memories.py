@@ -2,6 +2,32 @@ from django.db.models import Prefetch, Q
 from django.shortcuts import get_object_or_404
 
 from memories.models import Memory, MemoryEvent, MemorySource
+from memory_project.exceptions import ServiceError
+
+# How a `group` filter (a memory group's name or id) becomes the ids of that group and those below it.
+# The memory_groups app registers it in ready(): groups are built on memories, so memories name them
+# only through the `group_links` relation and this hook.
+_group_resolver = None
+
+
+def memory_group_resolver_register(resolver) -> None:
+    """`resolver(owner=..., ref=...)` returns the group ids a ref means, or raises ServiceError."""
+    global _group_resolver
+    _group_resolver = resolver
+
+
+def memory_group_filter_ids(*, owner, ref: str | None) -> list | None:
+    """The group ids a `group` filter means; None without a filter."""
+    if not ref:
+        return None
+    if _group_resolver is None:
+        raise ServiceError(f"No memory group {ref!r}.", code="unknown_group", details={"group": ref})
+    return _group_resolver(owner=owner, ref=ref)
+
+
+def memory_in_groups(qs, group_ids: list):
+    """Memories of `qs` in any of the groups, each once."""
+    return qs.filter(pk__in=Memory._base_manager.filter(group_links__group_id__in=group_ids).values("pk"))
 
 
 def memory_get(*, owner, memory_id) -> Memory:
@@ -43,14 +69,8 @@ def memory_list(
     if q:
         qs = qs.filter(Q(content__icontains=q) | Q(subject__icontains=q))
     if group_ids is not None:
-        qs = qs.filter(pk__in=_group_members(group_ids))
+        qs = memory_in_groups(qs, group_ids)
     return qs.order_by(ordering, "id")
-
-
-def _group_members(group_ids: list):
-    from memory_groups.models import MemoryGroupMember
-
-    return MemoryGroupMember.objects.filter(group_id__in=group_ids).values("memory_id")
 
 
 def memory_history(*, memory: Memory):

@@ -26,8 +26,8 @@ from memories.models import (
     MemoryRelation,
     Status,
 )
+from memories.selectors.memories import memory_in_groups
 from memories.services.lifecycle import short_ids
-from memory_groups.models import MemoryGroupMember
 
 EXPORT_FORMATS = ("memory-md", "learnings-md", "memory-json", "user-md", "jsonl")
 
@@ -59,7 +59,7 @@ def memory_export(*, owner, fmt: str, agent: str | None = None, group_ids: list 
     if agent is not None:
         qs = qs.filter(agent=agent)
     if group_ids is not None:
-        qs = qs.filter(pk__in=MemoryGroupMember.objects.filter(group_id__in=group_ids).values("memory_id"))
+        qs = memory_in_groups(qs, group_ids)
     if fmt == "jsonl":
         relations: dict = {}
         links = MemoryRelation.objects.filter(owner=owner, source__in=qs.values("pk")).order_by("created_at", "id")
