@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Sum
+from django.db.models import Count, F, Sum
 from django.utils import timezone
 
 from attachments.services import attachments_discard, attachments_prepare, attachments_store
@@ -133,8 +133,8 @@ def _enqueue_compaction(*, session: ChatSession) -> None:
     """Seed 003 §4.2: past the message or token limit, the older half of the unsummarised turns is
     compacted into the rolling summary."""
     pending = ConversationTurn.objects.filter(session=session, sequence__gt=session.summarized_through)
-    count = pending.count()
-    tokens = pending.aggregate(total=Sum("token_count"))["total"] or 0
+    totals = pending.aggregate(count=Count("pk"), tokens=Sum("token_count"))  # one query on every turn post
+    count, tokens = totals["count"], totals["tokens"] or 0
     if count <= settings.SESSION_MAX_MESSAGES and tokens <= settings.SESSION_SHORT_TERM_TOKENS:
         return
     start = session.summarized_through + 1

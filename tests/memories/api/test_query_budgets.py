@@ -13,6 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from hotcache.services import hot_cache_invalidate
 from memories.models import MemorySource
 from memories.services.memories import memory_create, memory_update
+from memory_project.background import background_process_attach
 from sessions.models import Episode, Scratchpad
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory
 
@@ -228,3 +229,29 @@ def test_metrics_budget(api, user, django_assert_max_num_queries):
     # then they count everything
     assert response.json()["memories"]["total"] == 20
     assert response.json()["turns"] == 20
+
+
+def test_turn_post_budget(api, user):
+    # given an open session of a web worker attached to the background process (the job is only
+    # stored), warmed up by one turn (the key's last use and the owner's event rules are cached)
+    background_process_attach()
+    try:
+        session = ChatSessionFactory(owner=user)
+        reply = {"role": "assistant", "content": "Noted, thanks."}
+        api.post(f"/api/v1/sessions/{session.id}/turns/", reply, format="json")
+        statement = {"role": "user", "content": "Remember that my sister Lucia lives in Porto."}
+
+        # when a reply and then a statement that queues an extraction are posted
+        with CaptureQueriesContext(connection) as replied:
+            first = api.post(f"/api/v1/sessions/{session.id}/turns/", reply, format="json")
+        with CaptureQueriesContext(connection) as stated:
+            second = api.post(f"/api/v1/sessions/{session.id}/turns/", statement, format="json")
+    finally:
+        background_process_attach(False)
+
+    # then: the key, the session, the locked session, the insert, the session's counters and the
+    # compaction totals (plus the transaction's savepoint pair); the statement adds its job (a lookup
+    # and an insert in a savepoint)
+    assert (first.status_code, second.status_code) == (201, 201)
+    assert len(replied.captured_queries) == 8
+    assert len(stated.captured_queries) == 12
