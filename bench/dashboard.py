@@ -221,12 +221,12 @@ def populate(owner, count: int) -> float:
 
 def cursor_at(owner, offset: int, column: str, descending: bool) -> str:
     """The browser's cursor after `offset` rows in this order (what "Load more" sends deep in)."""
-    from dashboard.selectors import _cursor_encode
+    from dashboard.selectors.browse_query import cursor_encode
     from memories.models import Memory
 
     order = (f"-{column}", "-id") if descending else (column, "id")
     row = Memory.objects.filter(owner=owner).exclude(status="forgotten").order_by(*order).values(column, "id")[offset]
-    return _cursor_encode(row[column], row["id"])
+    return cursor_encode(row[column], row["id"])
 
 
 def timed(client, url: str, params: dict | None, repeat: int) -> tuple[float, float, int]:
