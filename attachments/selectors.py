@@ -1,12 +1,12 @@
 """Reads of attachments, always scoped by owner."""
 
+from django.apps import apps
 from django.contrib.postgres.expressions import ArraySubquery
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import OuterRef, Q, QuerySet
 from django.shortcuts import get_object_or_404
 
 from attachments.models import Attachment
-from memories.models import MemorySource
 from memory_project.text import cjk_ngrams, has_cjk
 
 
@@ -31,7 +31,10 @@ def attachment_list(
         qs = qs.filter(turn__memory_links__memory_id=memory_id)
     if content_type:
         qs = qs.filter(content_type=content_type)
-    sources = MemorySource.objects.filter(turn_id=OuterRef("turn_id")).order_by("memory_id").values("memory_id")
+    # Attachments sit below sessions and memories (a turn is stored with its attachments), so the
+    # memories extracted from a turn are read through the app registry, not an import.
+    source_model = apps.get_model("memories", "MemorySource")
+    sources = source_model.objects.filter(turn_id=OuterRef("turn_id")).order_by("memory_id").values("memory_id")
     return (
         qs.select_related("turn")
         .defer("search_vector", "search_ngrams", "turn__embedding", "turn__search_vector", "turn__search_ngrams")
