@@ -4,7 +4,7 @@ One Python process runs one request's Python at a time, so the service scales ov
 processes: gunicorn forks WEB_CONCURRENCY workers (default: one per core), restarts one that dies or
 hangs, and shuts them down gracefully. Each worker runs the ASGI application under uvicorn (uvloop,
 httptools, websockets). Settings: WEB_CONCURRENCY, WEB_TIMEOUT, WEB_GRACEFUL_TIMEOUT, WEB_KEEPALIVE,
-WEB_ACCESS_LOG (see memory_project/settings.py).
+WEB_ACCESS_LOG (see memory_project/settings/web.py).
 
 Without a broker, live events reach the WebSockets of every worker through PostgreSQL
 (memory_project.pg_layer), and the master also supervises one background process at a lower CPU

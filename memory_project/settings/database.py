@@ -1,0 +1,58 @@
+"""The database: embedded PostgreSQL + pgvector unless DATABASE_URL is given, through a pool per process."""
+
+import re
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from memory_project.env import env_bool, env_float, env_int, env_str
+from memory_project.settings.core import DATA_DIR
+
+EMBEDDED_PG_DIR = Path(env_str("EMBEDDED_PG_DIR", str(DATA_DIR / "pg")))
+# PostgreSQL's stock 128MB buffer pool holds about 50,000 memories with their vectors; search
+# reads a few thousand rows per query, so past that it went to the OS for most of them. Written to
+# the data folder's configuration, it takes effect when the embedded server (re)starts.
+EMBEDDED_PG_SHARED_BUFFERS = env_str("EMBEDDED_PG_SHARED_BUFFERS", "512MB")
+if not re.fullmatch(r"\d+(kB|MB|GB)", EMBEDDED_PG_SHARED_BUFFERS):
+    raise ImproperlyConfigured(
+        f"EMBEDDED_PG_SHARED_BUFFERS must be a size such as 512MB or 2GB, got {EMBEDDED_PG_SHARED_BUFFERS!r}"
+    )
+# Connections come from a pool per process (psycopg_pool, through Django's OPTIONS["pool"]): under
+# ASGI every request runs in a thread of its own, so persistent per-thread connections piled up
+# until PostgreSQL refused new clients, and a new connection per request cost ~7 ms and the
+# statements search prepares on it. A pooled connection keeps its prepared statements between the
+# requests that borrow it. A process holds at most DB_POOL_MAX_SIZE connections; the search's BM25
+# threads and the background thread each keep one of them (see README, "Serving").
+DB_POOL = env_bool("DB_POOL", True)
+DB_POOL_MIN_SIZE = env_int("DB_POOL_MIN_SIZE", 2, minimum=0)
+DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 16, minimum=1)
+# How long a request waits for a free connection before failing.
+DB_POOL_TIMEOUT = env_float("DB_POOL_TIMEOUT", 10.0, minimum=0.1)
+if DB_POOL_MIN_SIZE > DB_POOL_MAX_SIZE:
+    raise ImproperlyConfigured("DB_POOL_MIN_SIZE must not exceed DB_POOL_MAX_SIZE")
+_POOL_OPTIONS = (
+    {"pool": {"min_size": DB_POOL_MIN_SIZE, "max_size": DB_POOL_MAX_SIZE, "timeout": DB_POOL_TIMEOUT}}
+    if DB_POOL
+    else {}
+)
+DATABASE_URL = env_str("DATABASE_URL")
+if DATABASE_URL:
+    DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
+    if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
+        raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with the pgvector extension)")
+    DATABASES["default"]["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {}), **_POOL_OPTIONS}
+    EMBEDDED_DB = False
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "memory_project.embedded_pg",
+            "NAME": env_str("EMBEDDED_PG_DATABASE", "memory"),
+            "USER": "postgres",
+            "CONN_MAX_AGE": 0,
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": dict(_POOL_OPTIONS),
+            "TEST": {"NAME": env_str("EMBEDDED_PG_TEST_DATABASE", "test_memory")},
+        }
+    }
+    EMBEDDED_DB = True

@@ -1,0 +1,27 @@
+"""The web server (web/webserver.py: gunicorn with uvicorn workers) and its background process."""
+
+import os
+
+from memory_project.env import env_bool, env_float, env_int
+from memory_project.settings.database import DB_POOL_MAX_SIZE
+
+WEB_CONCURRENCY = env_int("WEB_CONCURRENCY", os.cpu_count() or 1, minimum=1, maximum=256)
+# A worker that does not report for this long is restarted; a stop waits this long for requests.
+WEB_TIMEOUT = env_int("WEB_TIMEOUT", 60, minimum=1)
+WEB_GRACEFUL_TIMEOUT = env_int("WEB_GRACEFUL_TIMEOUT", 30, minimum=1)
+WEB_KEEPALIVE = env_int("WEB_KEEPALIVE", 5, minimum=1)
+WEB_ACCESS_LOG = env_bool("WEB_ACCESS_LOG", True)
+# Embedded mode (no broker): `serve` runs the work a Celery worker would do per turn (turn vectors,
+# extraction jobs) in one process of its own at a lower CPU priority (memory_project/
+# background_process.py), so it yields the cores to requests; 0 runs it on each web process's
+# background thread and in the request after commit, as tests and management commands do.
+BACKGROUND_PROCESS = env_bool("BACKGROUND_PROCESS", True)
+# The niceness of that process, and of a Celery worker (memory_project/celery.py) in distributed mode.
+BACKGROUND_NICE = env_int("BACKGROUND_NICE", 10, minimum=0, maximum=19)
+# How often that process looks for work when it found none the last time.
+BACKGROUND_POLL_SECONDS = env_float("BACKGROUND_POLL_SECONDS", 0.2, minimum=0.01)
+# Each web process may hold a pool's worth of connections plus its own lock and LISTEN connections;
+# the embedded server is started with room for all of them, a worker tier and the test runs.
+EMBEDDED_PG_MAX_CONNECTIONS = env_int(
+    "EMBEDDED_PG_MAX_CONNECTIONS", max(100, WEB_CONCURRENCY * (DB_POOL_MAX_SIZE + 3) + 40), minimum=20
+)
