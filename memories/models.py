@@ -3,9 +3,9 @@ import uuid
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
-from memory_project.search_fields import search_vector_field
+from memory_project.search_fields import embedding_index, search_vector_field
 
 
 class Category(models.TextChoices):
@@ -106,13 +106,7 @@ class Memory(models.Model):
     class Meta:
         verbose_name_plural = "memories"
         indexes = [
-            HnswIndex(
-                name="memory_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
+            embedding_index("memory_embedding_hnsw"),
             # No index may contain `strength`: the nightly decay rewrites it on every memory, and an
             # update that changes no indexed column is a HOT update (no new entry in any index,
             # the HNSW one included). Migration 0004 also leaves room on each page for that.

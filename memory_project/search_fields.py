@@ -8,8 +8,15 @@ database triggers derive from it (memories.SearchPosting, migration memories 000
 
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
+from pgvector.django import HnswIndex
 
 
 def search_vector_field(*english_fields: str) -> models.GeneratedField:
     expression = SearchVector(*english_fields, config="english") + SearchVector("search_ngrams", config="simple")
     return models.GeneratedField(expression=expression, output_field=SearchVectorField(), db_persist=True)
+
+
+def embedding_index(name: str) -> HnswIndex:
+    """The HNSW index on an `embedding` column, for cosine distance; memories and turns share its
+    build parameters so that their searches trade recall for speed alike."""
+    return HnswIndex(name=name, fields=["embedding"], m=16, ef_construction=64, opclasses=["vector_cosine_ops"])

@@ -4,9 +4,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
-from pgvector.django import HnswIndex, VectorField
+from pgvector.django import VectorField
 
-from memory_project.search_fields import search_vector_field
+from memory_project.search_fields import embedding_index, search_vector_field
 
 
 class Channel(models.TextChoices):
@@ -87,13 +87,7 @@ class ConversationTurn(models.Model):
     class Meta:
         ordering = ["session", "sequence"]
         indexes = [
-            HnswIndex(
-                name="turn_embedding_hnsw",
-                fields=["embedding"],
-                m=16,
-                ef_construction=64,
-                opclasses=["vector_cosine_ops"],
-            ),
+            embedding_index("turn_embedding_hnsw"),
             models.Index(name="turn_owner_created", fields=["owner", "-created_at"]),
             # The queue of turns still waiting for their vector (sessions.services.turn_embeddings).
             models.Index(name="turn_unembedded", fields=["received_at"], condition=Q(embedding__isnull=True)),

@@ -64,14 +64,17 @@ def _shown_queryset(owner, agent: str, view: str):
 
 def _shown(owner, agent: str, view: str) -> tuple[list[Memory], int]:
     """The memories the view shows (strongest first, up to the limit) and how many it leaves out."""
-    qs = _shown_queryset(owner, agent, view)
+    return strongest_shown(_shown_queryset(owner, agent, view))
+
+
+def strongest_shown(qs) -> tuple[list[Memory], int]:
+    """The strongest memories of `qs` a file has room for, and how many it leaves out (counted only
+    when some are: the file is regenerated on every read)."""
     limit = _max_entries()
     memories = list(qs.order_by("-strength", "id")[: limit + 1])
-    hidden = 0
-    if len(memories) > limit:
-        memories = memories[:limit]
-        hidden = qs.count() - limit
-    return memories, hidden
+    if len(memories) <= limit:
+        return memories, 0
+    return memories[:limit], qs.count() - limit
 
 
 def _fingerprint(entries) -> str:

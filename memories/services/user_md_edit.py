@@ -27,7 +27,7 @@ from memories.models import EventType, Memory, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_forget, memory_update
-from memories.services.memory_md_edit import _max_entries
+from memories.services.memory_md_edit import strongest_shown
 from memories.services.transfer import memory_md_entries
 from memory_project.exceptions import Conflict, ServiceError
 
@@ -43,12 +43,7 @@ def _state(owner, agent: str) -> dict:
     qs = Memory.objects.filter(owner=owner, agent=agent, status=Status.ACTIVE).defer(
         "embedding", "search_vector", "search_ngrams"
     )
-    limit = _max_entries()
-    memories = list(qs.order_by("-strength", "id")[: limit + 1])
-    hidden = 0
-    if len(memories) > limit:
-        memories = memories[:limit]
-        hidden = qs.count() - limit
+    memories, hidden = strongest_shown(qs)
     entries = memory_md_entries(memories)
     content = render_user_md(
         entries,
