@@ -9,21 +9,65 @@ at a lower CPU priority (BACKGROUND_NICE), and the web workers only store
 needs no messages: the stored turns
 without a vector and the pending ExtractionJob rows are already the queues of record, which it reads
 every BACKGROUND_POLL_SECONDS when it found nothing to do. If it dies, nothing is lost: the server's
-master starts it again, and it takes up what was left waiting.
+master starts it again, and it takes up what was left waiting. A turn still without a vector after
+BACKGROUND_MAX_LAG_SECONDS (the process starved of CPU by the requests, or gone) is filled by the
+next web worker that stores a turn, so vector search never lags by more than about that.
 """
 
 import logging
 import os
 import subprocess
 import threading
+import time
 
 from django.db import connections
+from django.utils import timezone
 
 logger = logging.getLogger(__name__)
 
 # Extraction jobs per round: turn vectors are filled between rounds, so they wait for at most this
 # many jobs, never for a whole backlog of them.
 JOBS_PER_ROUND = 2
+
+
+def background_process_overdue() -> bool:
+    """Whether a stored turn has waited for its vector longer than BACKGROUND_MAX_LAG_SECONDS: the
+    background process is starved of CPU (requests come first) or gone. An attached web worker then
+    fills the turns itself, so vector search lags by a bounded time, however busy the server. Asked
+    on every turn post and answered from the database at most once a second per process."""
+    global _overdue, _overdue_checked_at
+    from django.conf import settings
+
+    from sessions.models import ConversationTurn
+
+    if not settings.BACKGROUND_MAX_LAG_SECONDS:
+        return False
+    now = time.monotonic()
+    with _overdue_lock:
+        if now - _overdue_checked_at < OVERDUE_CHECK_SECONDS:
+            return _overdue
+        _overdue_checked_at = now
+    oldest = (
+        ConversationTurn.objects.filter(embedding__isnull=True)
+        .order_by("received_at")
+        .values_list("received_at", flat=True)
+        .first()
+    )
+    _overdue = oldest is not None and (timezone.now() - oldest).total_seconds() > settings.BACKGROUND_MAX_LAG_SECONDS
+    return _overdue
+
+
+def background_process_overdue_reset() -> None:
+    """Ask the database at the next call (a newly attached process, tests)."""
+    global _overdue, _overdue_checked_at
+    with _overdue_lock:
+        _overdue, _overdue_checked_at = False, -OVERDUE_CHECK_SECONDS
+
+
+OVERDUE_CHECK_SECONDS = 1.0
+_overdue_lock = threading.Lock()
+_overdue = False
+_overdue_checked_at = -OVERDUE_CHECK_SECONDS
 
 
 def background_step() -> int:

@@ -20,6 +20,10 @@ BACKGROUND_PROCESS = env_bool("BACKGROUND_PROCESS", True)
 BACKGROUND_NICE = env_int("BACKGROUND_NICE", 10, minimum=0, maximum=19)
 # How often that process looks for work when it found none the last time.
 BACKGROUND_POLL_SECONDS = env_float("BACKGROUND_POLL_SECONDS", 0.2, minimum=0.01)
+# A turn waiting longer than this for its vector (that process starved of CPU by the requests) is
+# embedded by the web worker storing the next turn: the bound on vector search's lag under load
+# (0: no bound, the web workers never embed).
+BACKGROUND_MAX_LAG_SECONDS = env_float("BACKGROUND_MAX_LAG_SECONDS", 10.0, minimum=0.0)
 # Each web process may hold a pool's worth of connections plus its own lock and LISTEN connections;
 # the embedded server is started with room for all of them, a worker tier and the test runs.
 EMBEDDED_PG_MAX_CONNECTIONS = env_int(

@@ -20,6 +20,7 @@ from django.db.models import Q
 
 from memories.services.embeddings import embedding_get_many
 from memory_project.background import background_process_attached
+from memory_project.background_process import background_process_overdue
 from sessions.models import ConversationTurn
 
 FILL_BATCH = 128
@@ -99,7 +100,8 @@ _fill_queued = threading.Event()
 
 def turn_embeddings_request() -> None:
     """Ask, once the current transaction commits, for the turns it stored to get their vectors."""
-    if not background_process_attached():  # that process finds the turns without a vector itself
+    # An attached web worker leaves the turns to the background process, unless they wait too long.
+    if not background_process_attached() or background_process_overdue():
         transaction.on_commit(_send)
 
 

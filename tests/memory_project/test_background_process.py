@@ -4,12 +4,19 @@ runs the pending extraction jobs, read from the database; the server's master re
 import os
 import sys
 import threading
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from memories.models import Memory
 from memory_project.background import background_drain, background_process_attach
-from memory_project.background_process import BackgroundProcess, background_process_run, background_step
+from memory_project.background_process import (
+    BackgroundProcess,
+    background_process_overdue_reset,
+    background_process_run,
+    background_step,
+)
 from sessions.models import ConversationTurn, ExtractionJob
 from sessions.services.sessions import session_end, turn_append_many
 from tests.conftest import client_for
@@ -49,6 +56,26 @@ def test_an_attached_web_process_stores_turns_and_jobs_and_runs_neither(attached
         ("session_end", "pending"),
         ("turn", "pending"),
     ]
+
+
+def test_an_attached_web_process_embeds_the_turns_that_waited_too_long_itself(attached, settings):
+    # given a turn stored by an attached web worker, still without a vector 30 s later (the background
+    # process starved), with 10 s allowed, and the worker's once-a-second check due
+    settings.BACKGROUND_MAX_LAG_SECONDS = 10
+    owner = UserFactory(username="ana")
+    session = ChatSessionFactory(owner=owner)
+    turn_append_many(session=session, turns=TURNS[:1])
+    ConversationTurn.objects.filter(session=session).update(received_at=timezone.now() - timedelta(seconds=30))
+    background_process_overdue_reset()
+
+    # when the worker stores the next turn
+    answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
+    background_drain()
+
+    # then it embedded both turns on its own background thread
+    assert answer.status_code == 201
+    assert ConversationTurn.objects.filter(session=session, embedding__isnull=True).count() == 0
+    assert ConversationTurn.objects.filter(session=session).count() == 2
 
 
 def test_a_round_embeds_the_waiting_turns_and_runs_the_pending_jobs(attached):
