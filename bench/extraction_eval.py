@@ -78,7 +78,7 @@ def load(path: Path) -> list[dict]:
 
 
 def turn_views(conversation: dict) -> list:
-    from memories.providers.llm import TurnView
+    from memories.providers.llm_types import TurnView
 
     now = datetime.fromisoformat(conversation["now"])
     return [

@@ -7,7 +7,7 @@ from datetime import datetime
 from memories.extraction import lexicon
 from memories.extraction.dates import annotate_dates, find_past_date
 from memories.extraction.phrasing import slot_key
-from memories.providers.llm import CandidateMemory, TurnView
+from memories.providers.llm_types import CandidateMemory, TurnView
 
 HIGH, MEDIUM, LOW = 0.8, 0.6, 0.4
 EXPLICIT = 0.9  # "remember …": above HIGH so the user's own requests outrank inferred ones

@@ -11,7 +11,7 @@ import re
 from memories.extraction import lexicon
 from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, named_entities
 from memories.extraction.phrasing import ADVERB_RUN, capitalize, third_person, zh_third_person
-from memories.providers.llm import CandidateMemory
+from memories.providers.llm_types import CandidateMemory
 
 _ADV = ADVERB_RUN
 _STOP = re.compile(

@@ -22,7 +22,7 @@ from memories.extraction.candidates import (
 from memories.extraction.changes import chinese_change
 from memories.extraction.dates import DateMatch, annotate_dates, end_of_day, find_date, find_past_date
 from memories.extraction.phrasing import cjk_count, slot_key, split_clauses, strip_zh_end, zh_third_person
-from memories.providers.llm import CandidateMemory
+from memories.providers.llm_types import CandidateMemory
 
 Rule = Callable[[str, Ctx], CandidateMemory | None]
 

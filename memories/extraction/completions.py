@@ -18,7 +18,7 @@ from memories.extraction.phrasing import (
     strip_end,
     strip_zh_end,
 )
-from memories.providers.llm import TurnView
+from memories.providers.llm_types import TurnView
 
 MAX_TASK_CHARS = 120
 

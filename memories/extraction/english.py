@@ -35,7 +35,7 @@ from memories.extraction.phrasing import (
     third_person_rest,
     value_text,
 )
-from memories.providers.llm import CandidateMemory
+from memories.providers.llm_types import CandidateMemory
 
 Rule = Callable[[str, Ctx], CandidateMemory | None]
 

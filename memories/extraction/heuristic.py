@@ -12,7 +12,7 @@ from dataclasses import replace
 from memories.extraction import chinese, english, summaries, tool_lessons
 from memories.extraction.candidates import CORRECTION_CONFIDENCE, NON_EXCLUSIVE, Ctx, introduced_names
 from memories.extraction.phrasing import is_chinese, split_sentences
-from memories.providers.llm import CandidateMemory, EpisodeSummary, TurnView
+from memories.providers.llm_types import CandidateMemory, EpisodeSummary, TurnView
 
 MAX_CANDIDATES = 50
 # Longer "sentences" are pasted logs, code or documents, not statements about the user.

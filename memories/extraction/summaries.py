@@ -13,7 +13,7 @@ from django.conf import settings
 
 from memories.extraction import lexicon
 from memories.extraction.phrasing import cjk_count, split_sentences
-from memories.providers.llm import EpisodeSummary, TurnView
+from memories.providers.llm_types import EpisodeSummary, TurnView
 from memory_project.text import cjk_ngrams, estimate_tokens, normalize
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9'+#.-]*[a-z0-9+#]|[a-z0-9]", re.I)

@@ -11,7 +11,7 @@ import re
 
 from memories.extraction.candidates import HIGH, MEDIUM, tool_entities
 from memories.extraction.phrasing import cjk_count, slot_key, split_sentences, strip_end, strip_zh_end
-from memories.providers.llm import CandidateMemory, TurnView
+from memories.providers.llm_types import CandidateMemory, TurnView
 
 _LOOKAHEAD_TURNS = 8
 _ERROR_TEXT = re.compile(

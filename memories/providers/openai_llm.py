@@ -26,7 +26,7 @@ from memories.extraction.dates import end_of_day
 from memories.extraction.heuristic import content_key
 from memories.extraction.phrasing import slot_key
 from memories.extraction.summaries import summarize_text
-from memories.providers.llm import (
+from memories.providers.llm_types import (
     CATEGORIES,
     ENTITY_KINDS,
     CandidateMemory,

@@ -15,7 +15,8 @@ from django.utils import timezone
 
 from memories.models import EventType, MemoryEvent, Source, Status
 from memories.moderation import looks_like_instruction
-from memories.providers.llm import CandidateMemory, TurnView, get_llm
+from memories.providers.llm import get_llm
+from memories.providers.llm_types import CandidateMemory, TurnView
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.embeddings import embedding_get
 from memories.services.entities import memory_entities_link

@@ -16,7 +16,7 @@ from memories.models import (
     Category,
     DailyDigest,
 )
-from memories.providers.llm import TurnView
+from memories.providers.llm_types import TurnView
 from memories.services.import_validation import (
     ImportInvalid,
     import_json_problems,

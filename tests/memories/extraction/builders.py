@@ -2,7 +2,7 @@
 
 from datetime import UTC, datetime, timedelta
 
-from memories.providers.llm import CandidateMemory, TurnView
+from memories.providers.llm_types import CandidateMemory, TurnView
 
 NOW = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)  # a Tuesday
 

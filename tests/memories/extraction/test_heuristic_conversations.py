@@ -3,7 +3,7 @@
 from datetime import UTC, datetime
 
 from memories.extraction.heuristic import HeuristicProvider, extract_candidates
-from memories.providers.llm import CATEGORIES, ENTITY_KINDS, RETENTIONS
+from memories.providers.llm_types import CATEGORIES, ENTITY_KINDS, RETENTIONS
 from tests.memories.extraction.builders import brief, turn
 
 ENGLISH = [

@@ -3,7 +3,8 @@
 import pytest
 
 from memories.providers import llm
-from memories.providers.llm import LLMError, get_llm
+from memories.providers.llm import get_llm
+from memories.providers.llm_types import LLMError
 
 
 def test_heuristic_is_used_when_configured(settings):

@@ -9,7 +9,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from memories.providers.llm import LLMError, get_llm
+from memories.providers.llm import get_llm
+from memories.providers.llm_types import LLMError
 from memories.providers.openai_llm import OpenAIProvider
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.memories.extraction.builders import turn

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection
 
 from memories.models import Memory, MemoryEvent, MemorySource
-from memories.providers.llm import CandidateMemory
+from memories.providers.llm_types import CandidateMemory
 from memories.services.decisions import memory_write
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
 from sessions.services.extraction import (
