@@ -1,0 +1,206 @@
+"""English rules for decisions ("we decided to use Postgres") and todos and plans with dates."""
+
+import re
+
+from memories.extraction import lexicon
+from memories.extraction.candidates import (
+    HIGH,
+    MEDIUM,
+    Ctx,
+    apply_context,
+    make,
+    named_entities,
+    tool_entities,
+)
+from memories.extraction.dates import DateMatch, end_of_day, find_date
+from memories.extraction.english.words import first_word
+from memories.extraction.phrasing import (
+    slot_key,
+    strip_end,
+    third_person,
+    third_person_rest,
+    value_text,
+)
+from memories.providers.llm_types import CandidateMemory
+
+# Decisions ----------------------------------------------------------------------------------
+
+_DECIDED = re.compile(
+    r"^(?:so |then |ok |okay |alright )?(?P<who>we|i)(?: have|'ve| had)? (?:finally |just |already |now |all )?"
+    r"(?P<verb>decided|agreed|chose|settled|opted|went|committed)(?P<prep> on| to| with| for| that)?\s+(?P<what>.+)$",
+    re.I,
+)
+
+
+_LETS = re.compile(
+    r"^(?:(?:ok(?:ay)?|alright|so|then|fine|good)[,]?\s+)*let's (?P<verb>go with|use|stick with|pick|choose|"
+    r"switch to|adopt|settle on|go for|move to|migrate to)\s+(?P<what>.+)$",
+    re.I,
+)
+
+
+_WILL_USE = re.compile(
+    r"^(?P<who>i|we)(?:'ll| will| am going to|'m going to| are going to|'re going to| plan to| am planning to|"
+    r"'m planning to| are planning to|'re planning to)\s+(?P<verb>use|go with|stick with|switch to|adopt|try|"
+    r"move to|migrate to|pick|choose)\s+(?P<what>.+)$",
+    re.I,
+)
+
+
+_USE_VERB = re.compile(
+    r"^(?:to\s+)?(?:use|go with|stick with|switch to|adopt|move to|migrate to|pick|choose|try|keep|go for|"
+    r"stay with|switch over to)\s+(?P<thing>.+)$",
+    re.I,
+)
+
+
+_VALUE_END = re.compile(
+    r"\s+(?:for|instead of|over|rather than|because|since|as|so that|from now on|going forward|in|on|to)\b.*$|[,(].*$",
+    re.I,
+)
+
+
+def _decision_value(what: str) -> str:
+    m = _USE_VERB.match(what)
+    thing = m["thing"] if m else re.sub(r"^to\s+", "", what, flags=re.I)
+    thing = re.sub(r"^(?:using|the|a|an)\s+", "", thing, flags=re.I)
+    return value_text(_VALUE_END.sub("", thing)) or value_text(thing)
+
+
+def _decision_candidate(ctx: Ctx, content: str, what: str, importance: float) -> CandidateMemory | None:
+    value = _decision_value(what)
+    if not value or first_word(value) in {"that", "it", "this", "them", "something", "again", "one", "both"}:
+        return None
+    subject = lexicon.domain_of(value) or lexicon.domain_of(what) or " ".join(slot_key(value).split()[:6])
+    entities = tool_entities(what) or [(name, "tool") for name, _ in named_entities(value)]
+    return make(
+        ctx,
+        content,
+        "decision",
+        importance,
+        subject=subject,
+        predicate="decided",
+        value=value,
+        entities=entities,
+    )
+
+
+def decision(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _LETS.match(clause)
+    if m:
+        what = third_person_rest(m["what"])
+        return _decision_candidate(ctx, f"User decided to {m['verb'].lower()} {what}", f"{m['verb']} {what}", 0.7)
+    m = _DECIDED.match(clause)
+    if not m:
+        return None
+    verb, prep, what = m["verb"].lower(), (m["prep"] or "").strip().lower(), third_person_rest(m["what"])
+    # "went to Paris" is travel, not a decision; these verbs decide only with their own preposition.
+    allowed = {"settled": {"on"}, "went": {"with"}, "opted": {"for", "to"}, "committed": {"to"}}
+    if verb in allowed and prep not in allowed[verb]:
+        return None
+    content = f"User {verb}{' ' + prep if prep else ''} {what}"
+    return _decision_candidate(ctx, content, what, 0.7)
+
+
+def weak_decision(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _WILL_USE.match(clause)
+    if not m:
+        return None
+    return _decision_candidate(ctx, third_person(clause), f"{m['verb']} {m['what']}", MEDIUM)
+
+
+# Todos and plans ---------------------------------------------------------------------------------
+
+REMIND = re.compile(
+    r"^(?:please |can you |could you |would you )?(?:remind me|don't let me forget|do not let me forget)"
+    r"(?: to| about| that)?\s+(?P<what>.+)$",
+    re.I,
+)
+
+
+_TODO_STRONG = re.compile(
+    r"^(?:i|we) (?:(?:really|still|also|just|definitely|absolutely|probably|urgently|seriously) )*"
+    r"(?:need to|have to|'ve got to|have got to|gotta|must|got to)\s+(?P<what>.+)$",
+    re.I,
+)
+
+
+_TODO_LABEL = re.compile(r"^(?:todo|to-do|to do|task|reminder)\s*[:\-]\s*(?P<what>.+)$", re.I)
+
+
+_TODO_WEAK = re.compile(
+    r"^(?:i|we) (?:(?:will|'ll|am going to|'m going to|are going to|'re going to|plan to|am planning to|"
+    r"'m planning to|are planning to|'re planning to|intend to|should|hope to|want to|would like to|'d like to|"
+    r"expect to|might|may)\s+|(?:am|'m|are|'re) \w+ing\b|(?:have|'ve got|have got) (?:a|an|my|our|the|two|three|\d+) |"
+    r"(?:leave|fly|travel|start|move|go|meet|visit|return|arrive|begin|launch|ship|present|interview)\b)",
+    re.I,
+)
+
+
+_DUE = re.compile(
+    r"^(?:my|our|the) (?P<what>.+?) (?:is|are) due\b|^(?:my|our|the) (?:[\w-]+ ){0,3}?deadline\b.*\bis\b|"
+    r"^(?:my|our) (?:[\w'-]+ ){0,3}?(?:is|are|will be|'s) (?:on|at|scheduled for|set for|planned for|booked for)\b",
+    re.I,
+)
+
+
+DANGLING = re.compile(r"\s+(?:by|on|before|until|till|due|at|for|from|in|is|are|was)\s*$", re.I)
+
+
+def _without_date(text: str, due: DateMatch | None) -> str:
+    if due is None:
+        return text
+    return (DANGLING.sub("", text[: due.start].rstrip()) + " " + text[due.end :].lstrip()).strip()
+
+
+def _annotate(text: str, due: DateMatch | None) -> str:
+    if due is None or due.is_absolute:
+        return text
+    return f"{text[: due.end]} ({due.iso}){text[due.end :]}"
+
+
+def _todo_candidate(ctx: Ctx, content: str, task: str, due: DateMatch | None, importance: float) -> CandidateMemory:
+    expires_at = end_of_day(due.due, ctx.now) if due else None
+    retention = "long"
+    if due is not None and (due.due - ctx.now.date()).days <= 3:
+        retention = "short"
+    return make(
+        ctx,
+        content,
+        "todo",
+        importance,
+        retention=retention,
+        expires_at=expires_at,
+        subject=" ".join(slot_key(task).split()[:8]),
+        predicate="due",
+        value=due.due.isoformat() if due else "",
+        entities=named_entities(task),
+    )
+
+
+def reminder(act: str, due: DateMatch | None, ctx: Ctx) -> CandidateMemory:
+    act = strip_end(act)
+    content = f"User wants to be reminded to {third_person_rest(_annotate(act, due))}"
+    return _todo_candidate(ctx, content, third_person_rest(_without_date(act, due)), due, HIGH)
+
+
+def todo(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    due = find_date(clause, ctx.now)
+    if due is not None and due.due < ctx.now.date():
+        due = None
+    m = REMIND.match(clause)
+    if m:
+        # Asking to be reminded is as explicit as "remember …".
+        return apply_context(reminder(m["what"], find_date(m["what"], ctx.now), ctx), ctx.but(explicit=True))
+    m = _TODO_LABEL.match(clause)
+    if m:
+        what = m["what"]
+        due = find_date(what, ctx.now)
+        content = f"User has a todo: {third_person_rest(_annotate(what, due))}"
+        return _todo_candidate(ctx, content, third_person_rest(_without_date(what, due)), due, MEDIUM)
+    # Without a date, "I need to …" is usually the task at hand in this conversation, not a todo.
+    if due is None or not (_TODO_STRONG.match(clause) or _TODO_WEAK.match(clause) or _DUE.match(clause)):
+        return None
+    content = third_person(_annotate(clause, due))
+    task = re.sub(r"^User(?:'s team)?\s+", "", third_person(_without_date(clause, due)))
+    return _todo_candidate(ctx, content, task, due, MEDIUM)

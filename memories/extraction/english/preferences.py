@@ -1,0 +1,256 @@
+"""English rules for preferences ("my favorite color is blue", "I prefer tea over coffee",
+"I love hiking") and habits ("every morning I run 5k")."""
+
+import re
+
+from memories.extraction import lexicon
+from memories.extraction.candidates import (
+    MEDIUM,
+    Ctx,
+    make,
+    name_kind,
+    tool_entities,
+)
+from memories.extraction.english.words import ADV, DETERMINERS, clean_value, first_word
+from memories.extraction.phrasing import (
+    drop_fillers,
+    slot_key,
+    third_person,
+    third_person_rest,
+)
+from memories.providers.llm_types import CandidateMemory
+
+# Preferences ----------------------------------------------------------------------------------
+
+_FAVORITE = re.compile(
+    r"^(?P<who>my|our) (?:absolute |all[- ]time |personal )?fav(?:ou?rite|e) (?P<attr>[\w' -]{2,40}?) "
+    r"(?:is|are|has to be|would be|was|has always been)\s+(?P<val>.+)$",
+    re.I,
+)
+
+
+_FAVORITE_REVERSED = re.compile(
+    r"^(?P<val>[\w' .+#-]{2,40}?) (?:is|are) (?:definitely |probably )?my (?:absolute |all[- ]time )?"
+    r"fav(?:ou?rite|e)(?: (?P<attr>[\w' -]{2,40}))?$",
+    re.I,
+)
+
+
+_PREFER_TO = re.compile(
+    r"^i (?P<advs>" + ADV + r")(?:prefer|would prefer|'d prefer) to (?P<act>.+?)"
+    r"(?:\s+(?:rather than|instead of|over|than) (?P<alt>.+))?$",
+    re.I,
+)
+
+
+_PREFER = re.compile(
+    r"^i (?P<advs>" + ADV + r")(?P<verb>prefer|would prefer|'d prefer|would rather have|'d rather have|would rather|"
+    r"'d rather)\s+(?P<val>.+?)(?:\s+(?P<conn>over|to|rather than|instead of|than|more than) (?P<alt>.+))?$",
+    re.I,
+)
+
+
+def preference_subject(value: str, alt: str = "") -> str:
+    domain = lexicon.domain_of(value) or (lexicon.domain_of(alt) if alt else "")
+    if domain:
+        return f"{domain} preference"
+    if alt:
+        return " or ".join(sorted([slot_key(value), slot_key(alt)]))
+    words = slot_key(value).split()
+    return f"{words[-1]} preference" if words else ""
+
+
+def favorite(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _FAVORITE.match(clause)
+    if m:
+        attr, val = m["attr"].strip().lower(), clean_value(third_person_rest(m["val"]))
+        owner = "User's" if m["who"].lower() == "my" else "User's team's"
+    else:
+        m = _FAVORITE_REVERSED.match(clause)
+        if not m or first_word(m["val"]) in DETERMINERS | {"i", "that", "it", "this"}:
+            return None
+        val = clean_value(m["val"])
+        domain = lexicon.domain_of(val)
+        if domain and domain not in lexicon.TOOL_DOMAINS and val[1:] == val[1:].lower():
+            # Capitalised only because it starts the sentence ("Blue is my favorite color").
+            val = val[:1].lower() + val[1:]
+        attr = (m["attr"] or domain or "thing").strip().lower()
+        owner = "User's"
+    if not val:
+        return None
+    kind = "tool" if lexicon.domain_of(val) in lexicon.TOOL_DOMAINS else name_kind(attr)
+    entities = [(val, kind)] if kind != "other" or (val[:1].isupper() and m.re is _FAVORITE) else []
+    return make(
+        ctx,
+        f"{owner} favorite {attr} is {val}",
+        "preference",
+        MEDIUM,
+        subject=f"favorite {attr}",
+        predicate="is",
+        value=val,
+        entities=entities,
+    )
+
+
+def prefer(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _PREFER_TO.match(clause)
+    if m:
+        act = clean_value(third_person_rest(m["act"]))
+        alt = clean_value(third_person_rest(m["alt"])) if m["alt"] else ""
+        advs = drop_fillers(m["advs"])
+        content = f"User {advs + ' ' if advs else ''}prefers to {act}" + (f" rather than {alt}" if alt else "")
+        value = act
+    else:
+        m = _PREFER.match(clause)
+        if not m:
+            return None
+        value, alt = m["val"], m["alt"] or ""
+        if m["conn"] and m["conn"].lower() == "to" and (value.endswith("ing") or len(alt.split()) > 4):
+            # "I prefer going to the gym": "to" is not the comparison here.
+            value, alt = f"{value} to {alt}", ""
+        value, alt = clean_value(third_person_rest(value)), clean_value(third_person_rest(alt)) if alt else ""
+        if not value or first_word(value) in {"it", "that", "this", "them", "not"}:
+            return None
+        advs = drop_fillers(m["advs"])
+        if "rather" in m["verb"].lower():
+            content = f"User {advs + ' ' if advs else ''}would rather {value}" + (f" than {alt}" if alt else "")
+        else:
+            content = f"User {advs + ' ' if advs else ''}prefers {value}" + (f" over {alt}" if alt else "")
+    return make(
+        ctx,
+        content,
+        "preference",
+        MEDIUM,
+        subject=preference_subject(value, alt),
+        predicate="prefers",
+        value=value,
+        entities=tool_entities(value),
+    )
+
+
+_LIKES = {
+    "like": ("likes", "likes"),
+    "love": ("loves", "likes"),
+    "enjoy": ("enjoys", "likes"),
+    "adore": ("adores", "likes"),
+    "am a fan of": ("is a fan of", "likes"),
+    "'m a fan of": ("is a fan of", "likes"),
+    "am a big fan of": ("is a big fan of", "likes"),
+    "'m a big fan of": ("is a big fan of", "likes"),
+    "am a huge fan of": ("is a huge fan of", "likes"),
+    "'m a huge fan of": ("is a huge fan of", "likes"),
+    "am into": ("is into", "likes"),
+    "'m into": ("is into", "likes"),
+    "hate": ("hates", "dislikes"),
+    "dislike": ("dislikes", "dislikes"),
+    "detest": ("detests", "dislikes"),
+    "can't stand": ("can't stand", "dislikes"),
+    "cannot stand": ("can't stand", "dislikes"),
+    "don't like": ("doesn't like", "dislikes"),
+    "do not like": ("doesn't like", "dislikes"),
+    "don't enjoy": ("doesn't enjoy", "dislikes"),
+    "do not enjoy": ("doesn't enjoy", "dislikes"),
+    "don't love": ("doesn't love", "dislikes"),
+    "am not a fan of": ("is not a fan of", "dislikes"),
+    "'m not a fan of": ("is not a fan of", "dislikes"),
+    "am not into": ("is not into", "dislikes"),
+    "'m not into": ("is not into", "dislikes"),
+    "no longer like": ("no longer likes", "dislikes"),
+    "stick to": ("sticks to", "likes"),
+    "stick with": ("sticks with", "likes"),
+}
+
+
+_SENTIMENT = re.compile(
+    r"^i\s*(?P<advs>"
+    + ADV
+    + r")(?P<verb>"
+    + "|".join(re.escape(v) for v in sorted(_LIKES, key=len, reverse=True))
+    + r")"
+    r"(?:\s+(?:really|much|at all))?\s+(?P<obj>.+)$",
+    re.I,
+)
+
+
+OBJECT_NOT_A_PREFERENCE = re.compile(
+    r"^(?:it|that|this|these|those|them|you|your|how|what|when|where|the way you|the idea|the answer|"
+    r"the suggestion|the response|to know|to ask|to see|to get|to have you)\b|^to$",
+    re.I,
+)
+
+
+def sentiment(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _SENTIMENT.match(clause.replace("’", "'"))
+    if not m:
+        return None
+    obj = clean_value(third_person_rest(m["obj"]))
+    if not obj or OBJECT_NOT_A_PREFERENCE.match(obj):
+        return None
+    phrase, polarity = _LIKES[re.sub(r"\s+", " ", m["verb"].lower())]
+    advs = drop_fillers(m["advs"])
+    if polarity == "dislikes":
+        advs = ""
+    content = f"User {advs + ' ' if advs else ''}{phrase} {obj}"
+    subject = re.sub(r"^to\s+", "", obj)
+    return make(
+        ctx,
+        content,
+        "preference",
+        MEDIUM,
+        subject=subject,
+        predicate="opinion",
+        value=polarity,
+        entities=tool_entities(obj),
+    )
+
+
+# Habits (workflow) --------------------------------------------------------------------------------
+
+_WHEN = (
+    r"every (?:single )?(?:morning|day|night|evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
+    r"saturday|sunday)|each (?:morning|day|week|night)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|"
+    r"saturdays|sundays|weekends|weekdays)|first thing in the morning|before bed|after lunch|daily|weekly"
+)
+
+
+_HABIT = re.compile(
+    r"^i (?P<freq>usually|always|normally|typically|generally|often|regularly|frequently|never|rarely|seldom|"
+    r"tend to|mostly|sometimes)\s+(?P<act>.+)$",
+    re.I,
+)
+
+
+_HABIT_LEAD = re.compile(r"^(?P<when>" + _WHEN + r")[,]?\s+(?P<rest>i\s+.+)$", re.I)
+
+
+_HABIT_TAIL = re.compile(
+    r"^(?P<rest>i\s+(?!am\b|'m\b|was\b)[a-z]+\b.+?)\s+(?P<when>" + _WHEN + r")"
+    r"(?P<tail>\s+(?:before|after|at|on|in|with|during)\s+[\w' -]{1,30})?$",
+    re.I,
+)
+
+
+def habit(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    m = _HABIT.match(clause)
+    if m:
+        act, when, content = m["act"], m["freq"].lower(), third_person(clause)
+    else:
+        m = _HABIT_LEAD.match(clause) or _HABIT_TAIL.match(clause)
+        if not m:
+            return None
+        act = re.sub(r"^i\s+", "", m["rest"], flags=re.I)
+        when = m["when"].lower()
+        tail = m.groupdict().get("tail") or ""
+        content = f"{third_person(m['rest'])} {when}{third_person_rest(tail)}"
+    if OBJECT_NOT_A_PREFERENCE.match(act):
+        return None
+    return make(
+        ctx,
+        content,
+        "workflow",
+        MEDIUM,
+        subject=clean_value(third_person_rest(act)),
+        predicate="habit",
+        value=when,
+        entities=tool_entities(act),
+    )

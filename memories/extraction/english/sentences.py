@@ -1,0 +1,291 @@
+"""English patterns: one user sentence in, zero or more candidate memories out.
+
+Only the user's own first-person statements, explicit requests and instructions produce
+candidates; questions, greetings, hedges and small talk produce nothing. A sentence is first read
+as a whole ("remember …", "forget …", a correction), then clause by clause: each clause yields at
+most one candidate, from the first rule that matches, in the order of `_CLAUSE_RULES` (the rules
+live in this package's modules, one per kind of statement).
+"""
+
+import re
+from collections.abc import Callable
+
+from memories.extraction.candidates import (
+    MEDIUM,
+    Ctx,
+    apply_context,
+    make,
+    named_entities,
+)
+from memories.extraction.changes import english_change
+from memories.extraction.dates import find_date
+from memories.extraction.english import belongings, events, identity, instructions, plans, preferences
+from memories.extraction.english.words import ASSISTANT_VERBS, IMPERATIVE_VERBS, first_word
+from memories.extraction.phrasing import (
+    capitalize,
+    expand_contractions,
+    split_clauses,
+    strip_end,
+    third_person,
+    third_person_rest,
+    value_text,
+)
+from memories.providers.llm_types import CandidateMemory
+
+Rule = Callable[[str, Ctx], CandidateMemory | None]
+
+
+# ---------------------------------------------------------------------------------------------
+# Sentence level: explicit requests and corrections wrap the clause rules
+# ---------------------------------------------------------------------------------------------
+
+_LEAD_FILLER = re.compile(
+    r"^(?:(?:well|so|oh+|o+h|ah+|aw+|wow|yay|phew|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|"
+    r"anyways|um|uh|yeah|yes|heads up|update|good news|big news|"
+    r"just so you know|for your information|guess what)"
+    r"\s*[,!.:;—–-]*\s+)+",
+    re.I,
+)
+
+
+_REQUEST = r"(?:(?:can|could|would|will) you (?:please )?|i (?:want|need|would like|'d like) you to |please )?"
+
+
+_REMEMBER = re.compile(
+    r"^" + _REQUEST + r"(?:please )?(?P<verb>remember|keep in mind|make a note|make a note of|take note|note down|"
+    r"don't forget|do not forget|never forget|save (?:this|that) (?:to|in) (?:your )?memory|"
+    r"add (?:this|that) to (?:your )?memory|for the record)(?:\s+(?:that|this|of))?\s*[:,-]?\s+(?P<body>.+)$",
+    re.I,
+)
+
+
+_FORGET = re.compile(
+    r"^" + _REQUEST + r"(?:please )?(?:forget|stop remembering|unlearn|delete the memory|erase the memory|"
+    r"remove the memory|delete (?:your )?memory of|erase (?:your )?memory of)"
+    r"(?:\s+(?:about|that|the fact that|everything about|what i said about|of|on))?\s*[:,-]?\s*(?P<what>.+)$",
+    re.I,
+)
+
+
+_FORGET_FROM_MEMORY = re.compile(
+    r"^" + _REQUEST + r"(?:please )?(?:delete|erase|remove|drop) (?P<what>.+?) from (?:your )?memory$", re.I
+)
+
+
+_PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|those|these|everything|all|about it|about that)$", re.I)
+
+
+_CORRECTION = re.compile(
+    r"^(?:(?:no|nope|nah|not quite|not really|wrong|incorrect|correction|oops|"
+    r"that's (?:wrong|not right|not true|incorrect|not correct|not it)|"
+    r"that is (?:wrong|not right|not true|incorrect|not correct)|you're wrong|you are wrong)\b[,.!;:]*\s*"
+    r"(?:actually|in fact|rather)?[,]?\s*|actually[,]?\s+|i meant[,:]?\s+|to correct myself[,:]?\s+)(?P<rest>.+)$",
+    re.I,
+)
+
+
+# "Quick life update: I moved …", "Big news in the family: my sister …": a short label before a colon.
+_LABEL = re.compile(
+    r"^(?!(?:todo|to-do|to do|task|reminder|note)\b)[\w' -]{2,40}:\s+(?=(?:i|i'm|i've|my|we|we're|our)\b)", re.I
+)
+
+
+# "Oops, I typed that wrong: my daughter is called Sofia": the slip itself is not the statement.
+_OWN_SLIP = re.compile(
+    r"^(?:i (?:typed|wrote|said|spelled|got) (?:that|it|this|her name|his name) wrong|i misspoke|my (?:bad|mistake))"
+    r"[,:;.!]*\s*",
+    re.I,
+)
+
+
+def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
+    body = _LEAD_FILLER.sub("", sentence).strip()
+    body = _LABEL.sub("", body)
+    question = body.endswith("?")
+    body = strip_end(body.rstrip("?").strip())
+    if len(body) < 6:
+        return []
+    correction = _CORRECTION.match(body)
+    request = correction["rest"] if correction else body  # "Actually, forget that …"
+    m = _FORGET_FROM_MEMORY.match(request) or _FORGET.match(request)
+    if m and not re.match(r"^(?:to|about)\b", m["what"], re.I):
+        return _forget(m["what"], ctx)
+    m = _REMEMBER.match(request)
+    if m:
+        return _remember(m["body"], ctx, reminder="forget" in m["verb"].lower())
+    if question:
+        return []
+    m = _CORRECTION.match(body)
+    if m and len(m["rest"]) >= 6:
+        return _correction(_OWN_SLIP.sub("", m["rest"]), ctx.but(correction=True))
+    return _clauses(body, ctx)
+
+
+def _clauses(text: str, ctx: Ctx) -> list[CandidateMemory]:
+    out = []
+    for clause in split_clauses(text):
+        candidate = extract_clause(clause, ctx)
+        if candidate is not None:
+            out.append(apply_context(candidate, ctx))
+    return out
+
+
+def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
+    what = strip_end(re.sub(r"^(?:that|about|the fact that)\s+", "", what.strip(), flags=re.I))
+    if _PRONOUN_ONLY.match(what) or len(what) < 3:
+        return []
+    found = _clauses(what, ctx.but(explicit=True))
+    if not found:
+        content = capitalize(third_person(what))
+        found = [apply_context(make(ctx, content, "fact", MEDIUM, subject="", value=what), ctx.but(explicit=True))]
+    for candidate in found:
+        candidate.action = "forget"
+    return found
+
+
+def _remember(body: str, ctx: Ctx, *, reminder: bool = False) -> list[CandidateMemory]:
+    """ "remember that …" stores the statement; "remember to always …" is a rule; "remember to <do
+    something the assistant does>" is an instruction; "don't forget to …" and dated ones are reminders."""
+    body = strip_end(body)
+    ctx = ctx.but(explicit=True)
+    to = re.match(r"^to\s+(?P<act>.+)$", body, re.I)
+    if to:
+        act = to["act"]
+        due = find_date(act, ctx.now)
+        if due is None and re.match(r"^(?:always|never)\b", act, re.I):
+            candidate = instructions.rule(act, ctx)
+        elif due is None and not reminder and first_word(act) in ASSISTANT_VERBS:
+            candidate = instructions.rule_candidate(ctx, "must", act)
+        else:
+            candidate = plans.reminder(act, due, ctx)
+        return [apply_context(candidate, ctx)] if candidate else []
+    found = _clauses(body, ctx)
+    if found:
+        return found
+    if len(body) < 6:
+        return []
+    return [apply_context(_generic_statement(body, ctx, "fact", MEDIUM), ctx)]
+
+
+def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
+    if re.match(r"^(?:sorry|thanks|thank you|haha|lol|no worries|no problem|never ?mind)\b", rest, re.I):
+        return []  # "Oops, sorry 'bout the accident": sympathy after "oops", not a correction
+    found = _clauses(rest, ctx)
+    if found:
+        return found
+    rest = strip_end(rest)
+    first = first_word(rest)
+    if first in IMPERATIVE_VERBS:
+        return [apply_context(instructions.rule_candidate(ctx, "must", rest), ctx)]
+    if re.match(r"^(?:don't|do not)\s+", rest, re.I):
+        return [
+            apply_context(
+                instructions.rule_candidate(ctx, "never", re.sub(r"^(?:don't|do not)\s+", "", rest, flags=re.I)), ctx
+            )
+        ]
+    if first in {"it", "that", "this", "there", "it's", "that's", "thats", "its"} or len(rest.split()) < 4:
+        return []
+    if first in {"never", "not", "no", "nothing", "nobody"}:
+        return []  # "Nope, never been to something like that": an answer, not a correction
+    return [apply_context(_generic_statement(rest, ctx, "fact", MEDIUM), ctx)]
+
+
+_IS = re.compile(r"^(?P<subj>.{2,60}?)\s+(?:is|are|was|should be|needs to be|has to be)\s+(?P<val>.+)$", re.I)
+
+
+def _generic_statement(text: str, ctx: Ctx, category: str, importance: float) -> CandidateMemory:
+    content = capitalize(third_person(text))
+    m = _IS.match(strip_end(text))
+    subject, value = ("", "")
+    if m and not re.match(r"^(?:i|it|this|that|there|what|which)\b", m["subj"], re.I):
+        subject, value = third_person_rest(m["subj"]), value_text(m["val"])
+    return make(
+        ctx,
+        content,
+        category,
+        importance,
+        retention="permanent" if ctx.explicit else "long",
+        subject=subject,
+        predicate="is" if subject else "",
+        value=value,
+        entities=named_entities(text[1:]),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Clause level
+# ---------------------------------------------------------------------------------------------
+
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|yo|thanks|thank you|thx|ty|ok|okay|k|sure|great|cool|nice|awesome|perfect|bye|goodbye|"
+    r"good (?:morning|afternoon|evening|night)|lol|haha|hmm+|yes|yeah|yep|no|nope|got it|sounds good|of course|"
+    r"you too|same|welcome|cheers|np|no problem|never ?mind|nvm|alright|fine|great job|well done|good job)"
+    r"(?:\s+(?:there|again|so much|a lot|you|man|buddy|mate|all|everyone|very much))*$",
+    re.I,
+)
+
+
+_QUESTION_START = re.compile(
+    r"^(?:what|why|how|when|where|who|whom|which|whose|do|does|did|is|are|am|was|were|can|could|would|will|"
+    r"shall|should|may|might|has|had|isn't|aren't|doesn't|didn't|won't|wouldn't|can't|couldn't|shouldn't|"
+    r"any idea|anyone)\b",
+    re.I,
+)
+
+
+_HEDGE = re.compile(
+    r"^(?:if|unless|i think|i guess|i suppose|i wonder|i was wondering|i'm wondering|i'm not sure|i am not sure|"
+    r"i don't know|i dont know|i have no idea|maybe|perhaps|i mean|i see|i understand|i agree|i know|i hope you|"
+    r"i need you to|i want you to|i'd like you to|i would like you to|please|let me|tell me|show me|give me|"
+    r"help me|i need help|i have a question|i've a question|i'm sorry|sorry|i'm just|just|i feel like|"
+    r"i would like|i'd like|i wish|i bet|i'm curious|i am curious|i was just|here's|here is|this is not|"
+    r"it's|it is|that's|that is|there's|there is)\b",
+    re.I,
+)
+
+
+_LEAD_TIME = re.compile(r"^(?:these days|nowadays|lately|at the moment|currently|now),?\s+(?=(?:i|we)\b)", re.I)
+
+
+def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
+    if len(clause) < 6 or _GREETING.match(clause):
+        return None
+    statement = instructions.future_statement(clause, ctx)
+    rule = extract_clause(statement, ctx.but(future=True)) if statement else instructions.rule(clause, ctx)
+    if rule is not None:
+        return rule
+    if plans.REMIND.match(clause):
+        return plans.todo(clause, ctx)
+    if _QUESTION_START.match(clause) or _HEDGE.match(clause):
+        return None
+    for extract in _CLAUSE_RULES:
+        candidate = extract(clause, ctx)
+        if candidate is not None:
+            return candidate
+    if ctx.explicit or ctx.correction:
+        # "Nah, I haven't" is an answer, not a statement to keep: a fact needs a few words.
+        if re.match(r"^(?:i|my|we|our|i'm|i've)\b", clause, re.I) and len(clause.split()) >= 4:
+            return _generic_statement(clause, ctx, "fact", MEDIUM)
+    return None
+
+
+_CLAUSE_RULES: list[Rule] = [
+    english_change,  # knowledge updates first: "I quit …", "I switched from … to …", "I moved to …"
+    instructions.skill,
+    plans.decision,
+    plans.todo,
+    preferences.favorite,
+    preferences.prefer,
+    preferences.sentiment,
+    preferences.habit,
+    identity.identity,
+    belongings.my_attribute,
+    plans.weak_decision,
+    belongings.uses,
+    belongings.project,
+    belongings.have,
+    events.event,
+    events.relative,
+    events.named,
+]
