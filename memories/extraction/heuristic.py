@@ -9,8 +9,9 @@ yields only the coffee preference), and anything equal to an `existing` memory i
 import re
 from dataclasses import replace
 
-from memories.extraction import chinese, summaries, tool_lessons
+from memories.extraction import summaries, tool_lessons
 from memories.extraction.candidates import CORRECTION_CONFIDENCE, NON_EXCLUSIVE, Ctx, introduced_names
+from memories.extraction.chinese import sentences as chinese
 from memories.extraction.english import sentences as english
 from memories.extraction.phrasing import is_chinese, split_sentences
 from memories.providers.llm_types import CandidateMemory, EpisodeSummary, TurnView
