@@ -114,7 +114,7 @@ def score_conversation(conversation: dict, extract) -> Score:
 
 def evaluate(data_dir: Path = DATA_DIR) -> dict[str, Score]:
     """Score per language file (en, zh, …) and "overall", with the heuristic provider."""
-    from memories.extraction.heuristic import HeuristicProvider
+    from memories.extraction.provider import HeuristicProvider
 
     provider = HeuristicProvider()
 

@@ -4,8 +4,9 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from memories.extraction import lexicon
-from memories.extraction.dates import annotate_dates, find_past_date
+from memories.extraction import lexicon, vocabulary
+from memories.extraction.date_notes import annotate_dates
+from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import slot_key
 from memories.providers.llm_types import CandidateMemory, TurnView
 
@@ -188,11 +189,11 @@ def name_kind(attribute: str) -> str:
             return "person"
         head = words[-2]
     for kind, heads in (
-        ("person", lexicon.PERSON_ATTRIBUTES - {"name"}),
-        ("place", lexicon.PLACE_ATTRIBUTES),
-        ("organization", lexicon.ORG_ATTRIBUTES),
-        ("project", lexicon.PROJECT_ATTRIBUTES),
-        ("tool", lexicon.TOOL_ATTRIBUTES),
+        ("person", vocabulary.PERSON_ATTRIBUTES - {"name"}),
+        ("place", vocabulary.PLACE_ATTRIBUTES),
+        ("organization", vocabulary.ORG_ATTRIBUTES),
+        ("project", vocabulary.PROJECT_ATTRIBUTES),
+        ("tool", vocabulary.TOOL_ATTRIBUTES),
     ):
         if head in heads or " ".join(words[-2:]) in heads:
             return kind

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, time
 
-from memories.extraction.dates import find_past_date
+from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import (
     expand_contractions,
     is_chinese,

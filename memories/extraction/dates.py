@@ -10,7 +10,7 @@ Conventions (a memory outlives the conversation, so "Friday" has to become a dat
 - past references ("last Friday", "上周五", "yesterday") are not due dates and are ignored;
 - recurring ones ("every Monday", "每周一") are habits, not due dates, and are ignored.
 
-`find_past_date` reads the past ones for facts that happened ("adopted a dog last Saturday"):
+`past_dates.find_past_date` reads the past ones for facts that happened ("adopted a dog last Saturday"):
 - "last Saturday" / "上周六" is the Saturday of last week (weeks start on Monday), "on Saturday"
   in a past-tense statement is not read (it may be either);
 - "yesterday" / "昨天", "the day before yesterday" / "前天";
@@ -18,7 +18,7 @@ Conventions (a memory outlives the conversation, so "Friday" has to become a dat
 - "last week" / "上周" is the Monday of last week, "last month" / "上个月" and "last year" /
   "去年" are a month ("2023-04") and a year ("2022"): the date is as precise as what was said.
 
-`annotate_dates` writes every date it reads (due or past) after its expression, "last Saturday
+`date_notes.annotate_dates` writes every date it reads (due or past) after its expression, "last Saturday
 (2023-05-06)" / "上周六（2023-05-06）", so the memory still says when once the conversation's
 time is gone, and a temporal question finds it by its date.
 """
@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 
-_WEEKDAYS = {
+WEEKDAYS = {
     "monday": 0,
     "tuesday": 1,
     "wednesday": 2,
@@ -38,7 +38,11 @@ _WEEKDAYS = {
     "saturday": 5,
     "sunday": 6,
 }
-_ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
+ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}
+
+
 _MONTHS = {
     "jan": 1,
     "january": 1,
@@ -65,6 +69,8 @@ _MONTHS = {
     "dec": 12,
     "december": 12,
 }
+
+
 _NUMBERS = {
     "a": 1,
     "an": 1,
@@ -120,7 +126,7 @@ def _zh_numeral(token: str) -> int:
     return (digits[tens] if tens else 1) * 10 + (digits[ones] if ones else 0)
 
 
-def _number(token: str) -> int:
+def numeral_value(token: str) -> int:
     return int(token) if token.isdigit() else _NUMBERS[token.lower()]
 
 
@@ -134,7 +140,7 @@ def _end_of_month(year: int, month: int) -> date:
     return date(year, month, calendar.monthrange(year, month)[1])
 
 
-def _add_months(today: date, months: int) -> date:
+def add_months(today: date, months: int) -> date:
     month = today.month - 1 + months
     year = today.year + month // 12
     month = month % 12 + 1
@@ -163,10 +169,18 @@ def _month_day(today: date, month: int, day: int, year: int | None) -> date:
 
 Resolver = Callable[[re.Match, date], date]
 
+
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_WEEKDAY_NAMES = "|".join(_WEEKDAYS)
-_NUMBER_WORDS = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
-_ZH_NUM = r"\d+|[一两二三四五六七八九十]"
+
+
+WEEKDAY_NAMES = "|".join(WEEKDAYS)
+
+
+NUMBER_WORDS = r"\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten"
+
+
+ZH_NUM = r"\d+|[一两二三四五六七八九十]"
+
 
 _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
     (
@@ -199,14 +213,14 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
     (re.compile(r"\btomorrow\b", re.I), lambda m, t: t + timedelta(days=1)),
     (re.compile(r"\b(?:today|tonight|this (?:morning|afternoon|evening))\b", re.I), lambda m, t: t),
     (
-        re.compile(rf"\bnext ({_WEEKDAY_NAMES})\b", re.I),
-        lambda m, t: _next_week(t, _WEEKDAYS[m[1].lower()]),
+        re.compile(rf"\bnext ({WEEKDAY_NAMES})\b", re.I),
+        lambda m, t: _next_week(t, WEEKDAYS[m[1].lower()]),
     ),
     (
-        re.compile(rf"\bthis ({_WEEKDAY_NAMES})\b", re.I),
-        lambda m, t: _this_week(t, _WEEKDAYS[m[1].lower()]),
+        re.compile(rf"\bthis ({WEEKDAY_NAMES})\b", re.I),
+        lambda m, t: _this_week(t, WEEKDAYS[m[1].lower()]),
     ),
-    (re.compile(rf"\b({_WEEKDAY_NAMES})\b", re.I), lambda m, t: _upcoming(t, _WEEKDAYS[m[1].lower()])),
+    (re.compile(rf"\b({WEEKDAY_NAMES})\b", re.I), lambda m, t: _upcoming(t, WEEKDAYS[m[1].lower()])),
     (re.compile(r"\bnext weekend\b", re.I), lambda m, t: _end_of_week(t, 1)),
     (re.compile(r"\b(?:this|the) weekend\b", re.I), lambda m, t: _end_of_week(t)),
     (re.compile(r"\bnext week\b", re.I), lambda m, t: _end_of_week(t, 1)),
@@ -221,16 +235,16 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
     ),
     (re.compile(r"\bnext year\b", re.I), lambda m, t: date(t.year + 1, 12, 31)),
     (
-        re.compile(rf"\b(?:in|within) ({_NUMBER_WORDS}) days?\b", re.I),
-        lambda m, t: t + timedelta(days=_number(m[1])),
+        re.compile(rf"\b(?:in|within) ({NUMBER_WORDS}) days?\b", re.I),
+        lambda m, t: t + timedelta(days=numeral_value(m[1])),
     ),
     (
-        re.compile(rf"\b(?:in|within) ({_NUMBER_WORDS}) weeks?\b", re.I),
-        lambda m, t: t + timedelta(days=7 * _number(m[1])),
+        re.compile(rf"\b(?:in|within) ({NUMBER_WORDS}) weeks?\b", re.I),
+        lambda m, t: t + timedelta(days=7 * numeral_value(m[1])),
     ),
     (
-        re.compile(rf"\b(?:in|within) ({_NUMBER_WORDS}) months?\b", re.I),
-        lambda m, t: _add_months(t, _number(m[1])),
+        re.compile(rf"\b(?:in|within) ({NUMBER_WORDS}) months?\b", re.I),
+        lambda m, t: add_months(t, numeral_value(m[1])),
     ),
     (re.compile(r"大后天"), lambda m, t: t + timedelta(days=3)),
     (re.compile(r"后天"), lambda m, t: t + timedelta(days=2)),
@@ -238,13 +252,13 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
     (re.compile(r"今天|今晚|今早|今日"), lambda m, t: t),
     (
         re.compile(r"下(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-        lambda m, t: _next_week(t, _ZH_WEEKDAYS[m[1]]),
+        lambda m, t: _next_week(t, ZH_WEEKDAYS[m[1]]),
     ),
     (
         re.compile(r"(?:这|本)(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-        lambda m, t: _this_week(t, _ZH_WEEKDAYS[m[1]]),
+        lambda m, t: _this_week(t, ZH_WEEKDAYS[m[1]]),
     ),
-    (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), lambda m, t: _upcoming(t, _ZH_WEEKDAYS[m[1]])),
+    (re.compile(r"(?:周|星期|礼拜)([一二三四五六日天])"), lambda m, t: _upcoming(t, ZH_WEEKDAYS[m[1]])),
     (re.compile(r"下(?:个)?(?:周末)"), lambda m, t: _end_of_week(t, 1)),
     (re.compile(r"(?:这|本)?(?:个)?周末"), lambda m, t: _end_of_week(t)),
     (re.compile(r"下(?:个)?(?:周|星期|礼拜)"), lambda m, t: _end_of_week(t, 1)),
@@ -252,13 +266,14 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
     (re.compile(r"下(?:个)?月"), lambda m, t: _end_of_month(t.year, t.month + 1)),
     (re.compile(r"月底|本月|这个月"), lambda m, t: _end_of_month(t.year, t.month)),
     (re.compile(r"明年"), lambda m, t: date(t.year + 1, 12, 31)),
-    (re.compile(rf"({_ZH_NUM})天(?:后|之后|以后|内|之内)"), lambda m, t: t + timedelta(days=_number(m[1]))),
+    (re.compile(rf"({ZH_NUM})天(?:后|之后|以后|内|之内)"), lambda m, t: t + timedelta(days=numeral_value(m[1]))),
     (
-        re.compile(rf"({_ZH_NUM})(?:个)?(?:周|星期|礼拜)(?:后|之后|以后|内|之内)"),
-        lambda m, t: t + timedelta(days=7 * _number(m[1])),
+        re.compile(rf"({ZH_NUM})(?:个)?(?:周|星期|礼拜)(?:后|之后|以后|内|之内)"),
+        lambda m, t: t + timedelta(days=7 * numeral_value(m[1])),
     ),
-    (re.compile(rf"({_ZH_NUM})个月(?:后|之后|以后|内|之内)"), lambda m, t: _add_months(t, _number(m[1]))),
+    (re.compile(rf"({ZH_NUM})个月(?:后|之后|以后|内|之内)"), lambda m, t: add_months(t, numeral_value(m[1]))),
 ]
+
 
 # A reference to the past or a recurrence right before the match disqualifies it.
 _PAST_OR_RECURRING = re.compile(r"(?:\blast|\bevery|\beach|\bprevious|上|每|昨|前)\s*(?:个)?\s*$", re.I)
@@ -266,114 +281,11 @@ _PAST_OR_RECURRING = re.compile(r"(?:\blast|\bevery|\beach|\bprevious|上|每|�
 
 def find_date(text: str, now: datetime | date) -> DateMatch | None:
     """The earliest (then longest) date expression in `text`, resolved relative to `now`."""
-    today = now.date() if isinstance(now, datetime) else now
-    found: list[DateMatch] = []
-    for pattern, resolve in _PATTERNS:
-        for m in pattern.finditer(text):
-            if _PAST_OR_RECURRING.search(text[: m.start()][-10:]):
-                continue
-            try:
-                due = resolve(m, today)
-            except (ValueError, KeyError):
-                continue
-            found.append(DateMatch(m.start(), m.end(), m.group(0), due, _precision(m.group(0))))
-    if not found:
-        return None
-    return min(found, key=lambda d: (d.start, -(d.end - d.start)))
-
-
-def _last_week(today: date, weekday: int) -> date:
-    return today - timedelta(days=today.weekday() + 7) + timedelta(days=weekday)
-
-
-def _months_before(today: date, months: int) -> date:
-    return _add_months(today, -months)
-
-
-_PAST_NUMBER = rf"{_NUMBER_WORDS}|a couple of|a few|{_ZH_NUM}"
-_PAST_PATTERNS: list[tuple[re.Pattern, Resolver, str]] = [
-    (re.compile(r"\b(?:the )?day before yesterday\b", re.I), lambda m, t: t - timedelta(days=2), "day"),
-    (re.compile(r"\byesterday\b", re.I), lambda m, t: t - timedelta(days=1), "day"),
-    (re.compile(r"\b(?:earlier )?(?:today|this morning|this afternoon|tonight)\b", re.I), lambda m, t: t, "day"),
-    (
-        re.compile(rf"\blast ({_WEEKDAY_NAMES})\b", re.I),
-        lambda m, t: _last_week(t, _WEEKDAYS[m[1].lower()]),
-        "day",
-    ),
-    (re.compile(r"\blast weekend\b", re.I), lambda m, t: _last_week(t, 5), "day"),
-    (re.compile(r"\blast week\b", re.I), lambda m, t: _last_week(t, 0), "day"),
-    (re.compile(r"\blast month\b", re.I), lambda m, t: _months_before(t, 1), "month"),
-    (re.compile(r"\blast year\b", re.I), lambda m, t: date(t.year - 1, 1, 1), "year"),
-    (
-        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) days? ago\b", re.I),
-        lambda m, t: t - timedelta(days=_count(m[1])),
-        "day",
-    ),
-    (
-        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) weeks? ago\b", re.I),
-        lambda m, t: t - timedelta(days=7 * _count(m[1])),
-        "day",
-    ),
-    (
-        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) months? ago\b", re.I),
-        lambda m, t: _months_before(t, _count(m[1])),
-        "month",
-    ),
-    (
-        re.compile(rf"\b({_NUMBER_WORDS}|a couple of|a few) years? ago\b", re.I),
-        lambda m, t: date(t.year - _count(m[1]), 1, 1),
-        "year",
-    ),
-    (re.compile(r"大前天"), lambda m, t: t - timedelta(days=3), "day"),
-    (re.compile(r"前天"), lambda m, t: t - timedelta(days=2), "day"),
-    (re.compile(r"昨天|昨晚|昨日|昨儿"), lambda m, t: t - timedelta(days=1), "day"),
-    (re.compile(r"今天|今早|今晚|今天早上|今天上午"), lambda m, t: t, "day"),
-    (
-        re.compile(r"上(?:个)?(?:周|星期|礼拜)([一二三四五六日天])"),
-        lambda m, t: _last_week(t, _ZH_WEEKDAYS[m[1]]),
-        "day",
-    ),
-    (re.compile(r"上(?:个)?周末"), lambda m, t: _last_week(t, 5), "day"),
-    (re.compile(r"上(?:个)?(?:周|星期|礼拜)"), lambda m, t: _last_week(t, 0), "day"),
-    (re.compile(r"上(?:个)?月"), lambda m, t: _months_before(t, 1), "month"),
-    (re.compile(r"去年"), lambda m, t: date(t.year - 1, 1, 1), "year"),
-    (re.compile(r"前年"), lambda m, t: date(t.year - 2, 1, 1), "year"),
-    (re.compile(rf"({_ZH_NUM})天(?:前|之前|以前)"), lambda m, t: t - timedelta(days=_number(m[1])), "day"),
-    (
-        re.compile(rf"({_ZH_NUM})(?:个)?(?:周|星期|礼拜)(?:前|之前|以前)"),
-        lambda m, t: t - timedelta(days=7 * _number(m[1])),
-        "day",
-    ),
-    (re.compile(rf"({_ZH_NUM})个月(?:前|之前|以前)"), lambda m, t: _months_before(t, _number(m[1])), "month"),
-    (re.compile(rf"({_ZH_NUM})年(?:前|之前|以前)"), lambda m, t: date(t.year - _number(m[1]), 1, 1), "year"),
-]
-
-
-def _count(token: str) -> int:
-    token = token.lower()
-    return {"a couple of": 2, "a few": 3}.get(token) or _number(token)
-
-
-def find_past_date(text: str, now: datetime | date) -> DateMatch | None:
-    """The earliest (then longest) reference to a past day, month or year in `text`."""
-    found = _past_matches(text, now)
+    found = future_matches(text, now)
     return min(found, key=lambda d: (d.start, -(d.end - d.start))) if found else None
 
 
-def _past_matches(text: str, now: datetime | date) -> list[DateMatch]:
-    today = now.date() if isinstance(now, datetime) else now
-    found = []
-    for pattern, resolve, precision in _PAST_PATTERNS:
-        for m in pattern.finditer(text):
-            try:
-                when = resolve(m, today)
-            except (ValueError, KeyError):
-                continue
-            found.append(DateMatch(m.start(), m.end(), m.group(0), when, precision))
-    return found
-
-
-def _future_matches(text: str, now: datetime | date) -> list[DateMatch]:
+def future_matches(text: str, now: datetime | date) -> list[DateMatch]:
     today = now.date() if isinstance(now, datetime) else now
     found = []
     for pattern, resolve in _PATTERNS:
@@ -394,46 +306,6 @@ def _precision(text: str) -> str:
     if re.fullmatch(r"next year|明年", text, re.I):
         return "year"
     return "day"
-
-
-_ANNOTATED = re.compile(r"^\s*[(（]\d{4}(?:-\d{2}){0,2}[)）]")
-# Written-out dates need no annotation; "today" alone says nothing worth a date in a preference.
-_SELF_DATED = re.compile(r"\d{4}|^(?:today|tonight|今天|今晚)$", re.I)
-
-
-_BARE_WEEKDAY = re.compile(rf"^(?:{_WEEKDAY_NAMES}|(?:周|星期|礼拜)[一二三四五六日天])$", re.I)
-
-
-def annotate_dates(
-    text: str, now: datetime | date, *, past: bool = True, future: bool = True, bare_weekdays: bool | str = True
-) -> str:
-    """`text` with the absolute date written after each relative date expression in it.
-
-    `bare_weekdays=False` leaves "Friday" / "周五" alone where the tense does not say which one;
-    "past" reads them as the last such day, for a statement in the past tense ("gave birth on Saturday")."""
-    future_found = _future_matches(text, now) if future else []
-    if bare_weekdays is not True:
-        bare = [d for d in future_found if _BARE_WEEKDAY.match(d.text)]
-        future_found = [d for d in future_found if not _BARE_WEEKDAY.match(d.text)]
-        if bare_weekdays == "past":
-            today = now.date() if isinstance(now, datetime) else now
-            for d in bare:
-                back = (today.weekday() - (d.due.weekday())) % 7 or 7
-                future_found.append(DateMatch(d.start, d.end, d.text, today - timedelta(days=back)))
-    found = (_past_matches(text, now) if past else []) + future_found
-    # Longest first at each position, then no overlaps: "last Saturday" wins over "Saturday".
-    found.sort(key=lambda d: (d.start, -(d.end - d.start)))
-    chosen: list[DateMatch] = []
-    for match in found:
-        if chosen and match.start < chosen[-1].end:
-            continue
-        chosen.append(match)
-    for match in reversed(chosen):
-        if _SELF_DATED.search(match.text) or _ANNOTATED.match(text[match.end :]):
-            continue
-        note = f"（{match.iso}）" if re.search(r"[\u4e00-\u9fff]", match.text) else f" ({match.iso})"
-        text = text[: match.end] + note + text[match.end :]
-    return text
 
 
 def end_of_day(due: date, now: datetime) -> datetime:

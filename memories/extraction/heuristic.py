@@ -1,4 +1,4 @@
-"""The offline provider: deterministic pattern-based extraction and extractive summaries.
+"""Offline extraction: candidate memories from a conversation's turns, by deterministic patterns.
 
 Only user turns are read for statements (an assistant saying "I prefer…" is not the user); tool
 turns and the replies around them feed the tool-failure lessons. Within one call, a later statement
@@ -9,12 +9,12 @@ yields only the coffee preference), and anything equal to an `existing` memory i
 import re
 from dataclasses import replace
 
-from memories.extraction import summaries, tool_lessons
+from memories.extraction import tool_lessons
 from memories.extraction.candidates import CORRECTION_CONFIDENCE, NON_EXCLUSIVE, Ctx, introduced_names
 from memories.extraction.chinese import sentences as chinese
 from memories.extraction.english import sentences as english
 from memories.extraction.phrasing import is_chinese, split_sentences
-from memories.providers.llm_types import CandidateMemory, EpisodeSummary, TurnView
+from memories.providers.llm_types import CandidateMemory, TurnView
 
 MAX_CANDIDATES = 50
 # Longer "sentences" are pasted logs, code or documents, not statements about the user.
@@ -158,19 +158,3 @@ def _replaces(newer: CandidateMemory, older: CandidateMemory) -> bool:
     if (newer.subject, newer.predicate) != (older.subject, older.predicate):
         return False
     return newer.action == "forget" or newer.value != older.value or newer.content != older.content
-
-
-class HeuristicProvider:
-    name = "heuristic"
-
-    def extract(self, *, turns: list[TurnView], existing: list[str]) -> list[CandidateMemory]:
-        return extract_candidates(turns, existing)
-
-    def summarize_episode(self, *, turns: list[TurnView]) -> EpisodeSummary:
-        return summaries.episode_summary(turns)
-
-    def summarize(self, *, text: str, max_tokens: int) -> str:
-        return summaries.summarize_text(text, max_tokens)
-
-    def compress(self, *, memories: list[str]) -> list[str]:
-        return summaries.compress_memories(memories)

@@ -3,7 +3,7 @@
 Two providers implement it:
 - `OpenAIProvider` (memories.providers.openai_llm): any OpenAI-compatible chat completions server,
   JSON mode, schema-validated output with one repair round, retries with exponential backoff.
-- `HeuristicProvider` (memories.extraction.heuristic): offline and deterministic, English and
+- `HeuristicProvider` (memories.extraction.provider): offline and deterministic, English and
   Chinese patterns, extractive summaries.
 
 Both raise `LLMError` (and nothing else) when they cannot produce a valid answer, so a caller can
@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from django.conf import settings
 
-from memories.extraction.heuristic import HeuristicProvider
+from memories.extraction.provider import HeuristicProvider
 from memories.providers.llm_types import LLMProvider
 from memories.providers.openai_llm import OpenAIProvider
 

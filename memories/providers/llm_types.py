@@ -1,7 +1,7 @@
 """What the consolidation engine and its LLM providers say to each other: turns in, candidate
 memories and episode summaries out, `LLMError` when no valid answer could be had.
 
-A module of its own so that the providers (memories.extraction.heuristic,
+A module of its own so that the providers (memories.extraction.provider,
 memories.providers.openai_llm) and the factory that picks one (memories.providers.llm) all import
 it without importing each other.
 """

@@ -11,7 +11,7 @@ import re
 
 from django.db import IntegrityError, transaction
 
-from memories.extraction import lexicon
+from memories.extraction import vocabulary
 from memories.extraction.candidates import tool_entities
 from memories.models import Entity, EntityKind, Memory, MemoryEntity
 
@@ -46,7 +46,7 @@ _ORG_BEFORE = re.compile(
 _PROJECT_AFTER = re.compile(r"\s+(?:project|app|repo|repository|startup)\b", re.I)
 _ZH_QUOTED = re.compile(r"[「『《“](?P<name>[^」』》”]{1,30})[」』》”]")
 # At most four characters before the suffix keeps a verb in front out of the name.
-_ZH_ORG = re.compile(r"[\u4e00-\u9fff]{2,4}(?:" + "|".join(lexicon.ZH_ORG_SUFFIXES) + r")")
+_ZH_ORG = re.compile(r"[\u4e00-\u9fff]{2,4}(?:" + "|".join(vocabulary.ZH_ORG_SUFFIXES) + r")")
 _ZH_LEADING = re.compile(r"^(?:我在|我们在|在|去|到|是|的|和|跟|给|从|于|我|我们|住|搬)+")
 
 
@@ -81,7 +81,7 @@ def entities_detect(*, text: str) -> list[tuple[str, str]]:
         found.append((name, kind))
     found += [(m["name"], EntityKind.OTHER) for m in _ZH_QUOTED.finditer(text)]
     found += [(_ZH_LEADING.sub("", m.group(0)), EntityKind.ORGANIZATION) for m in _ZH_ORG.finditer(text)]
-    found += [(place, EntityKind.PLACE) for place in lexicon.ZH_PLACES if place in text]
+    found += [(place, EntityKind.PLACE) for place in vocabulary.ZH_PLACES if place in text]
     return _unique(found)
 
 

@@ -11,7 +11,8 @@ from memories.extraction.candidates import (
     named_entities,
 )
 from memories.extraction.chinese.identity import PLACE_END, is_place
-from memories.extraction.dates import annotate_dates, find_past_date
+from memories.extraction.date_notes import annotate_dates
+from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 

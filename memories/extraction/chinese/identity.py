@@ -3,7 +3,7 @@
 import re
 from collections.abc import Callable
 
-from memories.extraction import lexicon
+from memories.extraction import vocabulary
 from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
@@ -61,7 +61,11 @@ PLACE_END = re.compile(r"(?:了|的|附近|那边|这边|这里|那里)$")
 
 
 def is_place(text: str) -> bool:
-    return text in lexicon.ZH_PLACES or text.endswith(lexicon.ZH_PLACE_SUFFIXES) or text.startswith(lexicon.ZH_PLACES)
+    return (
+        text in vocabulary.ZH_PLACES
+        or text.endswith(vocabulary.ZH_PLACE_SUFFIXES)
+        or text.startswith(vocabulary.ZH_PLACES)
+    )
 
 
 def _name_match(text: str) -> re.Match | None:
@@ -96,7 +100,7 @@ def _allergy(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
 
 def _role_at_match(text: str) -> re.Match | None:
     m = _ROLE_AT.match(text)
-    return m if m and m["role"].endswith(lexicon.ZH_OCCUPATION_SUFFIXES) else None
+    return m if m and m["role"].endswith(vocabulary.ZH_OCCUPATION_SUFFIXES) else None
 
 
 def _role_at(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
@@ -173,7 +177,7 @@ def _role(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory | None:
     role = _MEASURE.sub("", m["role"].strip())
     if role.startswith(("说", "不是", "在", "从", "来", "用", "因为", "想", "觉得", "问")):
         return None
-    occupation = role.endswith(lexicon.ZH_OCCUPATION_SUFFIXES) or m.re is _ROLE_DO
+    occupation = role.endswith(vocabulary.ZH_OCCUPATION_SUFFIXES) or m.re is _ROLE_DO
     if not occupation:
         if m.re is _ROLE and re.fullmatch(r"[\u4e00-\u9fff]{2,4}", role) and not _NOT_A_ROLE.search(role):
             return make(ctx, zh_third_person(text), "fact", MEDIUM, subject=role, predicate="is", value="yes")

@@ -19,7 +19,8 @@ from memories.extraction.candidates import (
 )
 from memories.extraction.changes import chinese_change
 from memories.extraction.chinese import belongings, events, identity, instructions, plans, preferences
-from memories.extraction.dates import find_date, find_past_date
+from memories.extraction.dates import find_date
+from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import cjk_count, split_clauses, strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 

@@ -2,7 +2,7 @@
 
 import re
 
-from memories.extraction import lexicon
+from memories.extraction import lexicon, vocabulary
 from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
@@ -73,7 +73,12 @@ def my_attribute(clause: str, ctx: Ctx) -> CandidateMemory | None:
     if re.search(r"\b(?:says|said|thinks|thought|told|tells|asks|asked|my|your|that|and)\b", attr, re.I):
         return None  # "my teacher says my bowls are …": someone's remark, not an attribute
     words = attr.lower().replace("'s", "").split()
-    if not words or words[0] in lexicon.NOT_ATTRIBUTES or "fav" in attr.lower() or words[-1] in lexicon.NOT_ATTRIBUTES:
+    if (
+        not words
+        or words[0] in vocabulary.NOT_ATTRIBUTES
+        or "fav" in attr.lower()
+        or words[-1] in vocabulary.NOT_ATTRIBUTES
+    ):
         return None
     val = clean_value(third_person_rest(m["val"]))
     if len(val) < 2 or TRANSIENT_VALUE.match(val):
@@ -252,7 +257,7 @@ def have(clause: str, ctx: Ctx) -> CandidateMemory | None:
         return None
     core = re.sub(r"\s+(?:named|called|who|that|which|with|from|at)\b.*$", "", thing, flags=re.I)
     called = _CALLED.search(thing)
-    people = lexicon.PERSON_ATTRIBUTES | {"kids", "children", "sons", "daughters"}
+    people = vocabulary.PERSON_ATTRIBUTES | {"kids", "children", "sons", "daughters"}
     kind = "person" if set(slot_key(core).split()) & people else "other"
     entities = [(called["name"], kind)] if called else []
     return make(

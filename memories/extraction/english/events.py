@@ -3,7 +3,7 @@ facts about the people and pets in it ("my sister Anna just had a baby", "Biscui
 
 import re
 
-from memories.extraction import lexicon
+from memories.extraction import vocabulary
 from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
@@ -11,11 +11,13 @@ from memories.extraction.candidates import (
     make,
     named_entities,
 )
-from memories.extraction.dates import annotate_dates, find_date, find_past_date
+from memories.extraction.date_notes import annotate_dates
+from memories.extraction.dates import find_date
 from memories.extraction.english.belongings import TRANSIENT_VALUE
 from memories.extraction.english.plans import DANGLING
 from memories.extraction.english.preferences import OBJECT_NOT_A_PREFERENCE
 from memories.extraction.english.words import clean_value
+from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import (
     slot_key,
     third_person,
@@ -181,7 +183,9 @@ def relative(clause: str, ctx: Ctx) -> CandidateMemory | None:
     rel = m["rel"].lower()
     name = (m["name"] or "").strip(" ,")
     content = third_person(_trim_aside(clause))
-    entities = [(name, "person" if rel in lexicon.PERSON_ATTRIBUTES or rel.endswith("s") else "other")] if name else []
+    entities = (
+        [(name, "person" if rel in vocabulary.PERSON_ATTRIBUTES or rel.endswith("s") else "other")] if name else []
+    )
     past_tense = re.match(
         r"(?:[a-z]+ed|had|got|went|ran|won|left|lost|made|became|gave|took|grew|broke|was|were)\b", m["verb"].lower()
     )

@@ -3,7 +3,7 @@
 import re
 from collections.abc import Callable
 
-from memories.extraction import lexicon
+from memories.extraction import vocabulary
 from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
@@ -122,7 +122,7 @@ _PLACE_CUT = re.compile(
 def _name_match(clause: str) -> re.Match | None:
     m = _NAME.match(clause) or _IM_NAME.match(clause)
     # "I'm Italian", "I'm Vegan" at the start of a sentence are not names.
-    if m and m["name"].lower() not in lexicon.NATIONALITIES and m["name"].lower() not in lexicon.DIETS:
+    if m and m["name"].lower() not in vocabulary.NATIONALITIES and m["name"].lower() not in vocabulary.DIETS:
         return m
     return None
 
@@ -216,9 +216,9 @@ def _role(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     org = re.match(r"\s+(?:at|for)\s+(?P<org>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*)*)", tail)
     entities = [(org["org"], "organization")] if org else []
     content = third_person(clause)
-    if words[-1] in lexicon.OCCUPATIONS or core.lower() in lexicon.OCCUPATIONS:
+    if words[-1] in vocabulary.OCCUPATIONS or core.lower() in vocabulary.OCCUPATIONS:
         return make(ctx, content, "fact", HIGH, subject="occupation", predicate="is", value=core, entities=entities)
-    if core.lower() in lexicon.DIETS:
+    if core.lower() in vocabulary.DIETS:
         return make(ctx, content, "fact", HIGH, subject="diet", predicate="is", value=core)
     return make(ctx, content, "fact", MEDIUM, subject=core, predicate="is", value="yes", entities=entities)
 
@@ -226,11 +226,11 @@ def _role(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
 def _state(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     """ "I'm vegan", "I'm diabetic", "I'm Portuguese"; any other adjective is not kept."""
     word = re.sub(r"\s+(?:now|these days|nowadays|anymore)$", "", m["word"].strip().lower())
-    if word in lexicon.DIETS:
+    if word in vocabulary.DIETS:
         return make(ctx, f"User is {word}", "fact", HIGH, subject="diet", predicate="is", value=word)
     if word in _HEALTH_STATES:
         return make(ctx, f"User is {word}", "fact", HIGH, subject=f"{word} condition", predicate="is", value="yes")
-    if word in lexicon.NATIONALITIES:
+    if word in vocabulary.NATIONALITIES:
         nationality = word.capitalize()
         return make(
             ctx, f"User is {nationality}", "fact", HIGH, subject="nationality", predicate="is", value=nationality

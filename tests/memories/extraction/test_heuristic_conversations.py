@@ -2,7 +2,8 @@
 
 from datetime import UTC, datetime
 
-from memories.extraction.heuristic import HeuristicProvider, extract_candidates
+from memories.extraction.heuristic import extract_candidates
+from memories.extraction.provider import HeuristicProvider
 from memories.providers.llm_types import CATEGORIES, ENTITY_KINDS, RETENTIONS
 from tests.memories.extraction.builders import brief, turn
 

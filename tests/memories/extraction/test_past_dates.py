@@ -4,7 +4,8 @@ from datetime import date
 
 import pytest
 
-from memories.extraction.dates import annotate_dates, find_past_date
+from memories.extraction.date_notes import annotate_dates
+from memories.extraction.past_dates import find_past_date
 
 SAID_ON = date(2023, 5, 8)  # a Monday
 

@@ -4,7 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memories.extraction.heuristic import HeuristicProvider
+from memories.extraction.provider import HeuristicProvider
 from memory_project.text import estimate_tokens
 from tests.memories.extraction.builders import turn
 

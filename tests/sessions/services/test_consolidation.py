@@ -365,7 +365,7 @@ class ScriptedLLM:
     name = "scripted"
 
     def __init__(self, candidates):
-        from memories.extraction.heuristic import HeuristicProvider
+        from memories.extraction.provider import HeuristicProvider
 
         self.candidates = candidates
         self.existing_seen: list[list[str]] = []
