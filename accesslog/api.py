@@ -8,7 +8,7 @@ from accesslog.models import QueryKind, QueryLog
 from accesslog.selectors import query_log_list
 from accesslog.services import access_log_flush
 from memory_project.api.fields import request_owner
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 
 
 class AccessLogFilterSerializer(serializers.Serializer):
@@ -48,6 +48,4 @@ class AccessLogApi(APIView):
         # What this process answered a moment ago is written now rather than at the next batch.
         access_log_flush(inline=True)
         logs = query_log_list(owner=request_owner(request), **filters.validated_data)
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(logs, request, view=self)
-        return paginator.get_paginated_response(QueryLogOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, logs, QueryLogOutputSerializer)

@@ -15,7 +15,7 @@ from attachments.selectors import attachment_get, attachment_list
 from attachments.services import attachment_storage
 from attachments.sniff import TEXT_TYPES
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 
 # Types sent under their own name (always as a download); anything else unknown is plain bytes.
 SERVED_AS_IS = {"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"}
@@ -94,9 +94,7 @@ class AttachmentListApi(APIView):
             memory_id=data.get("memory"),
             content_type=data["content_type"],
         )
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(AttachmentOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, qs, AttachmentOutputSerializer)
 
 
 class AttachmentDetailApi(APIView):

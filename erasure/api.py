@@ -11,7 +11,7 @@ from erasure.models import ErasureReceipt
 from erasure.services import owner_erase, receipt_verify
 from memory_project.api.fields import CleanCharField, request_owner
 from memory_project.exceptions import ServiceError
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 
 
 class ErasureQuerySerializer(serializers.Serializer):
@@ -93,9 +93,9 @@ class ErasureReceiptListApi(APIView):
     @extend_schema(responses=ErasureReceiptSerializer(many=True))
     def get(self, request):
         owner = request_owner(request)
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(ErasureReceipt.objects.filter(owner_id=owner.pk), request, view=self)
-        return paginator.get_paginated_response(ErasureReceiptSerializer(page, many=True).data)
+        return paginated_response(
+            request, self, ErasureReceipt.objects.filter(owner_id=owner.pk), ErasureReceiptSerializer
+        )
 
 
 class ErasureReceiptDetailApi(APIView):

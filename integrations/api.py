@@ -10,7 +10,7 @@ from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscripti
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 
 
 class WebhookUrlField(serializers.URLField):
@@ -90,9 +90,7 @@ class WebhookListCreateApi(APIView):
     @extend_schema(responses=WebhookOutputSerializer(many=True))
     def get(self, request):
         qs = WebhookSubscription.objects.filter(owner=request_owner(request)).order_by("-created_at", "id")
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(WebhookOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, qs, WebhookOutputSerializer)
 
     @extend_schema(
         request=WebhookCreateInputSerializer,
@@ -124,6 +122,4 @@ class WebhookDeliveryListApi(APIView):
     def get(self, request, webhook_id):
         subscription = _subscription(request, webhook_id)
         qs = WebhookDelivery.objects.filter(subscription=subscription).order_by("-created_at", "id")
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(WebhookDeliveryOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, qs, WebhookDeliveryOutputSerializer)

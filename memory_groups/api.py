@@ -17,7 +17,7 @@ from memory_groups.services import (
 )
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
 from memory_project.api.schema import ErrorSerializer
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 
 
 class GroupRulesSerializer(StrictSerializer):
@@ -82,10 +82,10 @@ class GroupListCreateApi(APIView):
     @extend_schema(responses=GroupOutputSerializer(many=True))
     def get(self, request):
         owner = request_owner(request)
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(group_list(owner=owner), request, view=self)
-        data = GroupOutputSerializer(page, many=True, context={"paths": group_paths(owner=owner)}).data
-        return paginator.get_paginated_response(data)
+        paths = group_paths(owner=owner)
+        return paginated_response(
+            request, self, group_list(owner=owner), GroupOutputSerializer, context={"paths": paths}
+        )
 
     @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer, 409: ErrorSerializer})
     def post(self, request):

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from memories.models import LifecycleRun
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
 from memory_project.api.fields import StrictSerializer, request_owner
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 
 
 class LifecycleRunInputSerializer(StrictSerializer):
@@ -46,6 +46,4 @@ class LifecycleRunListApi(APIView):
     @extend_schema(responses=LifecycleRunOutputSerializer(many=True))
     def get(self, request):
         runs = LifecycleRun.objects.filter(owner=request_owner(request)).order_by("-started_at", "-pk")
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(runs, request, view=self)
-        return paginator.get_paginated_response(LifecycleRunOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, runs, LifecycleRunOutputSerializer)

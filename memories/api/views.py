@@ -41,7 +41,7 @@ from memories.signals import memories_served
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
 from memory_project.api.fields import CleanCharField, request_owner
 from memory_project.exceptions import ServiceError
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 from sessions.selectors.sessions import session_get
 
 
@@ -95,9 +95,7 @@ class MemoryListCreateApi(APIView):
         qs = memory_list(
             owner=owner, group_ids=memory_group_filter_ids(owner=owner, ref=data.pop("group", None)), **data
         )
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(MemoryOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, qs, MemoryOutputSerializer)
 
     @extend_schema(
         request=MemoryCreateInputSerializer,
@@ -176,9 +174,7 @@ class MemoryHistoryApi(APIView):
     @extend_schema(responses=MemoryEventOutputSerializer(many=True))
     def get(self, request, memory_id):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
-        paginator = StandardPagination()
-        page = paginator.paginate_queryset(memory_history(memory=memory), request, view=self)
-        return paginator.get_paginated_response(MemoryEventOutputSerializer(page, many=True).data)
+        return paginated_response(request, self, memory_history(memory=memory), MemoryEventOutputSerializer)
 
 
 class SearchApi(APIView):

@@ -8,7 +8,7 @@ from attachments.selectors import turn_attachments
 from memory_project.api.fields import request_owner
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import Conflict
-from memory_project.pagination import StandardPagination
+from memory_project.pagination import StandardPagination, paginated_response
 from sessions.api.serializers import (
     AgentFilterSerializer,
     BulkTurnInputSerializer,
@@ -39,12 +39,6 @@ class TurnCreatedSerializer(serializers.Serializer):
     attachments = AttachmentOutputSerializer(many=True)
 
 
-def _paginate(request, view, queryset, serializer_class):
-    paginator = StandardPagination()
-    page = paginator.paginate_queryset(queryset, request, view=view)
-    return paginator.get_paginated_response(serializer_class(page, many=True).data)
-
-
 class SessionListCreateApi(APIView):
     pagination_class = StandardPagination
 
@@ -64,7 +58,7 @@ class SessionListCreateApi(APIView):
             agent=params.get("agent"),
             channel=params.get("channel"),
         )
-        return _paginate(request, self, qs, SessionOutputSerializer)
+        return paginated_response(request, self, qs, SessionOutputSerializer)
 
     @extend_schema(request=SessionInputSerializer, responses={201: SessionOutputSerializer})
     def post(self, request):
@@ -87,7 +81,7 @@ class TurnListCreateApi(APIView):
     @extend_schema(responses=TurnOutputSerializer(many=True))
     def get(self, request, session_id):
         session = session_get(owner=request_owner(request), session_id=session_id)
-        return _paginate(request, self, turn_list(session=session), TurnOutputSerializer)
+        return paginated_response(request, self, turn_list(session=session), TurnOutputSerializer)
 
     @extend_schema(
         request=PolymorphicProxySerializer(
@@ -144,7 +138,7 @@ class EpisodeListApi(APIView):
     def get(self, request):
         agent = _filters(AgentFilterSerializer, request).get("agent")
         qs = episode_list(owner=request_owner(request), agent=agent)
-        return _paginate(request, self, qs, EpisodeOutputSerializer)
+        return paginated_response(request, self, qs, EpisodeOutputSerializer)
 
 
 class ScratchpadApi(APIView):
