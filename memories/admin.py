@@ -16,7 +16,9 @@ from memories.models import (
     Status,
 )
 from memories.services.api_keys import api_key_revoke
+from memories.services.extraction_jobs import extraction_jobs_retry
 from memories.services.memories import memory_update
+from sessions.models import ExtractionJob
 
 
 class MemorySourceInline(admin.TabularInline):
@@ -209,3 +211,20 @@ class EmbeddingCacheAdmin(admin.ModelAdmin):
     list_filter = ("model",)
     search_fields = ("key",)
     exclude = ("vector",)
+
+
+@admin.action(description="Retry (reset to pending)")
+def retry_jobs(modeladmin, request, queryset):
+    extraction_jobs_retry(jobs=queryset)
+
+
+@admin.register(ExtractionJob)
+class ExtractionJobAdmin(admin.ModelAdmin):
+    """The extraction queue (sessions' ExtractionJob rows), beside the pipeline that runs it."""
+
+    list_display = ("id", "owner", "session", "kind", "range_start", "range_end", "status", "attempts", "updated_at")
+    list_filter = ("status", "kind")
+    search_fields = ("id", "session__id", "owner__username", "last_error")
+    raw_id_fields = ("owner", "session")
+    readonly_fields = ("last_error", "result", "claimed_at", "finished_at")
+    actions = [retry_jobs]

@@ -8,8 +8,15 @@ from django.contrib.auth import get_user_model
 from django.db import OperationalError
 from django.utils import timezone
 
+from memories.models import LifecycleRun
 from memories.services.access import memory_access_apply
+from memories.services.extraction_jobs import extraction_job_execute, extraction_jobs_due
+from memories.services.import_jobs import import_job_dispatch, import_job_run, import_jobs_due
+from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_owners, lifecycle_run
+from memories.services.search_stats import search_stats_refresh
+from memories.services.turn_embeddings import fill_started, turn_embeddings_fill
 from memory_project.celery import BrokerTolerantTask
+from sessions.models import ExtractionJob
 
 logger = logging.getLogger(__name__)
 
@@ -25,8 +32,6 @@ def memory_access_task(memory_ids: list[str]) -> int:
 
 @shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
 def search_stats_refresh_task(owner_id: int, corpus: str, max_age_seconds: float | None = None) -> bool:
-    from memories.services.search_stats import search_stats_refresh
-
     return search_stats_refresh(owner_id=owner_id, corpus=corpus, max_age_seconds=max_age_seconds)
 
 
@@ -38,8 +43,6 @@ class LifecycleIncomplete(Exception):
 def lifecycle_nightly() -> int:
     """Fan out one lifecycle task per owner, so owners run in parallel on the workers and one
     owner's failure is retried on its own."""
-    from memories.services.lifecycle import lifecycle_owners
-
     owner_ids = list(lifecycle_owners().values_list("pk", flat=True))
     for owner_id in owner_ids:
         lifecycle_owner_run.delay(owner_id, trigger="nightly")
@@ -53,9 +56,6 @@ def lifecycle_owner_run(self, owner_id: int, trigger: str = "manual") -> dict:
     another in progress records itself as such and returns, and is not retried (the other one is
     doing the work). A run with failed steps is retried whole, with backoff; in-process (eager)
     it is not, since the next night's run redoes it anyway."""
-    from memories.models import LifecycleRun
-    from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
-
     owner = get_user_model().objects.filter(pk=owner_id, is_active=True).first()
     if owner is None:
         return {"skipped": "owner not found"}
@@ -91,8 +91,6 @@ def lifecycle_retry_countdown(retries: int) -> int:
 @shared_task(bind=True, base=BrokerTolerantTask, acks_late=True, max_retries=3)
 def import_job_task(self, job_id: str) -> str:
     """One background import (memories.services.import_jobs); an unexpected error retries it with backoff."""
-    from memories.services.import_jobs import import_job_run
-
     try:
         return import_job_run(job_id=job_id)
     except Exception as exc:
@@ -102,9 +100,84 @@ def import_job_task(self, job_id: str) -> str:
 @shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
 def import_jobs_sweep() -> int:
     """Re-send import jobs whose message or worker was lost."""
-    from memories.services.import_jobs import import_job_dispatch, import_jobs_due
-
     due = import_jobs_due()
     for job_id in due:
         import_job_dispatch(job_id=job_id)
     return len(due)
+
+
+# The extraction and turn-vector tasks keep the names they had in sessions/tasks.py: messages already
+# queued, and beat's PeriodicTask rows (copied from CELERY_BEAT_SCHEDULE), name them so.
+
+
+def extraction_retry_countdown(attempts: int) -> int:
+    return min(300, 2**attempts)
+
+
+@shared_task(
+    name="sessions.tasks.extraction_job_run", bind=True, base=BrokerTolerantTask, acks_late=True, max_retries=None
+)
+def extraction_job_run(self, job_id: str):
+    outcome = extraction_job_execute(job_id=job_id)
+    if outcome.status == "failed":
+        job = outcome.job
+        logger.warning(
+            "extraction job %s failed (attempt %s/%s): %s", job.pk, job.attempts, job.max_attempts, outcome.error
+        )
+        # In-process (eager) retries would run back to back inside the request; the periodic sweep
+        # retries the failed row later instead.
+        if job.attempts < job.max_attempts and not self.request.is_eager:
+            raise self.retry(exc=outcome.error, countdown=extraction_retry_countdown(job.attempts)) from outcome.error
+    return outcome.status
+
+
+@shared_task(
+    name="sessions.tasks.extraction_jobs_sweep",
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=True,
+    max_retries=3,
+)
+def extraction_jobs_sweep() -> int:
+    """Re-send jobs that nobody is working on; returns how many were sent."""
+    sent = 0
+    for job in extraction_jobs_due():
+        if extraction_job_run.delay(str(job.pk)) is None:
+            break  # broker still down: the next sweep tries again
+        # Bumping updated_at spaces out re-sends of a job that sits behind a long queue.
+        ExtractionJob.objects.filter(pk=job.pk, status=job.status).update(updated_at=timezone.now())
+        sent += 1
+    if sent:
+        logger.info("sweeper re-sent %s extraction job(s)", sent)
+    return sent
+
+
+@shared_task(
+    name="sessions.tasks.turn_embeddings_task",
+    bind=True,
+    base=BrokerTolerantTask,
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=True,
+    max_retries=5,
+)
+def turn_embeddings_task(self) -> int:
+    """Give stored turns their vectors (sent after a turn is stored); returns how many it embedded."""
+    if self.request.is_eager:
+        fill_started()
+    return turn_embeddings_fill()
+
+
+@shared_task(
+    name="sessions.tasks.turn_embeddings_sweep",
+    acks_late=True,
+    autoretry_for=(Exception,),
+    retry_backoff=True,
+    max_retries=3,
+)
+def turn_embeddings_sweep() -> int:
+    """Periodic: the turns whose fill never ran (a worker killed, a broker down) get their vectors."""
+    filled = turn_embeddings_fill()
+    if filled:
+        logger.info("sweep embedded %s turn(s) left without a vector", filled)
+    return filled

@@ -73,9 +73,9 @@ _overdue_checked_at = -OVERDUE_CHECK_SECONDS
 def background_step() -> int:
     """One round: every stored turn without a vector gets one, then the oldest pending extraction
     jobs run; returns how much was done (0: nothing was waiting)."""
+    from memories.services.turn_embeddings import turn_embeddings_fill
+    from memories.tasks import extraction_job_run
     from sessions.models import ExtractionJob
-    from sessions.services.turn_embeddings import turn_embeddings_fill
-    from sessions.tasks import extraction_job_run
 
     done = turn_embeddings_fill()
     pending = ExtractionJob.objects.filter(status=ExtractionJob.JobStatus.PENDING).order_by("updated_at")

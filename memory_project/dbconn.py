@@ -34,7 +34,7 @@ def direct_connection_params(purpose: str) -> dict:
     return params
 
 
-# Advisory lock namespaces (the first of the two int4 keys); sessions.tasks uses 0x4A0B for jobs.
+# Advisory lock namespaces (the first of the two int4 keys); memories.services.extraction_jobs uses 0x4A0B for jobs.
 LEADER_LOCK_NAMESPACE = 0x4C44
 
 

@@ -1,6 +1,8 @@
 from django.contrib import admin
 
-from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob, Scratchpad
+from sessions.models import ChatSession, ConversationTurn, Episode, Scratchpad
+
+# ExtractionJob's admin is in memories.admin, beside the pipeline that runs the jobs.
 
 
 class TurnInline(admin.TabularInline):
@@ -49,22 +51,3 @@ class ScratchpadAdmin(admin.ModelAdmin):
     list_display = ("owner", "agent", "current_focus", "updated_at")
     search_fields = ("owner__username", "current_focus")
     raw_id_fields = ("owner",)
-
-
-@admin.action(description="Retry (reset to pending)")
-def retry_jobs(modeladmin, request, queryset):
-    from sessions.services.sessions import extraction_job_dispatch_on_commit
-
-    for job in queryset.exclude(status=ExtractionJob.JobStatus.DONE):
-        ExtractionJob.objects.filter(pk=job.pk).update(status=ExtractionJob.JobStatus.PENDING, attempts=0)
-        extraction_job_dispatch_on_commit(job_id=job.pk)
-
-
-@admin.register(ExtractionJob)
-class ExtractionJobAdmin(admin.ModelAdmin):
-    list_display = ("id", "owner", "session", "kind", "range_start", "range_end", "status", "attempts", "updated_at")
-    list_filter = ("status", "kind")
-    search_fields = ("id", "session__id", "owner__username", "last_error")
-    raw_id_fields = ("owner", "session")
-    readonly_fields = ("last_error", "result", "claimed_at", "finished_at")
-    actions = [retry_jobs]

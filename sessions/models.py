@@ -89,7 +89,7 @@ class ConversationTurn(models.Model):
         indexes = [
             embedding_index("turn_embedding_hnsw"),
             models.Index(name="turn_owner_created", fields=["owner", "-created_at"]),
-            # The queue of turns still waiting for their vector (sessions.services.turn_embeddings).
+            # The queue of turns still waiting for their vector (memories.services.turn_embeddings).
             models.Index(name="turn_unembedded", fields=["received_at"], condition=Q(embedding__isnull=True)),
         ]
         constraints = [

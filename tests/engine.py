@@ -5,16 +5,16 @@ from datetime import timedelta
 from django.utils import timezone
 
 from memories.models import Memory, MemoryEvent
+from memories.services.extraction import session_consolidate
 from sessions.models import ChatSession
-from sessions.services.extraction import session_consolidate
 from sessions.services.sessions import session_create, session_end, turn_append_many
 
 
 def capture_events(monkeypatch) -> list[dict]:
     """Every event the engine publishes, as {"type", "data"}, in order (still delivered as usual)."""
     import memories.services.decisions
+    import memories.services.extraction
     import memories.services.memories
-    import sessions.services.extraction
     import sessions.services.sessions
     from memory_project import events
 
@@ -28,7 +28,7 @@ def capture_events(monkeypatch) -> list[dict]:
     for module in (
         memories.services.decisions,
         memories.services.memories,
-        sessions.services.extraction,
+        memories.services.extraction,
         sessions.services.sessions,
     ):
         monkeypatch.setattr(module, "event_publish", record)

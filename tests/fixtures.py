@@ -31,7 +31,7 @@ def fast_password_hasher(settings):
 @pytest.fixture
 def dispatched(monkeypatch):
     """Job ids handed to the extraction task, instead of running it (the extractor is tested elsewhere)."""
-    from sessions.tasks import extraction_job_run
+    from memories.tasks import extraction_job_run
 
     calls = []
     monkeypatch.setattr(extraction_job_run, "delay", lambda job_id: calls.append(job_id))

@@ -14,8 +14,8 @@ from memories.models import CoreMemory, DailyDigest, EmbeddingCache, Entity, Lex
 from memories.selectors import retrieval
 from memories.services import embeddings, search_stats
 from memories.services.lifecycle import export_dir_for
+from memories.services.turn_embeddings import turn_embedding_text
 from memory_project.text import content_hash, normalize
-from sessions.services.turn_embeddings import turn_embedding_text
 
 logger = logging.getLogger(__name__)
 

@@ -29,10 +29,10 @@ from django.db.models.signals import post_delete, post_save
 from django.dispatch import receiver
 
 from memories.models import EventRule, EventType, Memory, Status
+from memories.services.extraction_jobs import extraction_job_dispatch_on_commit
 from memories.services.memories import memory_update
 from memory_project.events import event_publish
 from sessions.models import ChatSession, ExtractionJob
-from sessions.services.sessions import extraction_job_dispatch_on_commit
 
 logger = logging.getLogger(__name__)
 

@@ -42,6 +42,8 @@ LIFECYCLE_NIGHTLY_MINUTE = env_int("LIFECYCLE_NIGHTLY_MINUTE", 0, minimum=0, max
 # Defined here rather than seeded as PeriodicTask rows: the embedded runner (`serve` without Redis)
 # reads the same entries, and beat's DatabaseScheduler copies them into the admin on start, where
 # an entry can still be disabled (its `enabled` flag is left alone on the next start).
+# The sessions.tasks.extraction_jobs_sweep and turn_embeddings_sweep tasks live in memories.tasks
+# under those names (already stored in beat's PeriodicTask rows).
 CELERY_BEAT_SCHEDULE = {
     "extraction-jobs-sweep": {"task": "sessions.tasks.extraction_jobs_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     "sessions-idle-end": {"task": "sessions.tasks.sessions_idle_end", "schedule": PERIODIC_SWEEP_SECONDS},
@@ -49,7 +51,7 @@ CELERY_BEAT_SCHEDULE = {
     "integrations-sweep": {"task": "integrations.tasks.integrations_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     # Background imports whose message or worker was lost.
     "import-jobs-sweep": {"task": "memories.tasks.import_jobs_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
-    # Turns stored without a vector whose fill was lost (sessions.services.turn_embeddings).
+    # Turns stored without a vector whose fill was lost (memories.services.turn_embeddings).
     "turn-embeddings-sweep": {"task": "sessions.tasks.turn_embeddings_sweep", "schedule": PERIODIC_SWEEP_SECONDS},
     "lifecycle-nightly": {
         "task": "memories.tasks.lifecycle_nightly",

@@ -1,21 +1,22 @@
-"""Writes to sessions and turns; ending a session enqueues its durable ExtractionJob atomically."""
+"""Writes to sessions and turns; ending a session enqueues its durable ExtractionJob atomically.
 
-import re
+What follows a stored turn or an ended session (its vector, its extraction) belongs to the apps that
+receive sessions.signals.
+"""
+
 from datetime import datetime
 from typing import Any
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F, Sum
+from django.db.models import F
 from django.utils import timezone
 
 from attachments.services import attachments_discard, attachments_prepare, attachments_store
-from memory_project.background import background_process_attached
 from memory_project.events import event_publish
 from memory_project.exceptions import Conflict
 from memory_project.text import cjk_ngrams, estimate_tokens
-from sessions.models import ChatSession, ConversationTurn, ExtractionJob, Role
-from sessions.services.turn_embeddings import turn_embedding_text, turn_embeddings_request, turn_vectors
+from sessions.models import ChatSession, ConversationTurn, ExtractionJob
+from sessions.signals import session_ended, turns_stored
 
 
 def session_create(
@@ -24,21 +25,12 @@ def session_create(
     return ChatSession.objects.create(owner=owner, agent=agent, channel=channel, external_id=external_id, title=title)
 
 
-def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[list[float]]:
-    """The vectors `turns` would get if appended to `session` now (see turn_embeddings.turn_vectors)."""
-    texts = [turn_embedding_text(t.get("speaker") or "", t["content"]) for t in turns]
-    previous = (
-        ConversationTurn.objects.filter(session=session).order_by("-sequence").values_list("speaker", "content").first()
-    )
-    before = [turn_embedding_text(*previous) if previous else None, *texts[:-1]]
-    return turn_vectors(owner=session.owner_id, texts=texts, before=before)
-
-
 def turn_append_many(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[ConversationTurn]:
     """Store turns in the order given, numbered after the session's last turn.
 
-    Their vectors are computed after the commit, off the request (services.turn_embeddings). Their
-    attachments are checked (a 413/415 before anything is stored) and stored with them.
+    Their vectors are computed after the commit, off the request, by the receivers of `turns_stored`
+    (memories.services.turn_embeddings). Their attachments are checked (a 413/415 before anything
+    is stored) and stored with them.
     """
     now = timezone.now()
     files = attachments_prepare(owner_id=session.owner_id, turns=turns)
@@ -84,9 +76,7 @@ def _turns_store(*, session: ChatSession, turns: list[dict[str, Any]], files: li
             turn_count=F("turn_count") + len(rows),
             last_activity_at=max(latest, locked.last_activity_at),
         )
-        turn_embeddings_request()
-        _enqueue_turn_extractions(session=locked, turns=rows)
-        _enqueue_compaction(session=locked)
+        turns_stored.send(sender=ChatSession, session=locked, turns=rows)
         for row in rows:
             event_publish(
                 owner_id=locked.owner_id,
@@ -94,60 +84,6 @@ def _turns_store(*, session: ChatSession, turns: list[dict[str, Any]], files: li
                 data={"session_id": str(locked.id), "turn_id": str(row.id), "sequence": row.sequence, "role": row.role},
             )
     return rows
-
-
-EXPLICIT_COMMAND = re.compile(r"^\W*(please\s+)?(remember|forget)\b|记住|忘掉|忘记", re.IGNORECASE)
-
-
-def _enqueue_turn_extractions(*, session: ChatSession, turns: list[ConversationTurn]) -> None:
-    """Seed 001: a user turn of 30+ characters may trigger extraction, at most 5 per session.
-
-    An explicit "remember …" / "forget …" is acted on straight away, whatever its length, and does
-    not use up that allowance.
-    """
-    budget = settings.TURN_EXTRACTION_MAX_PER_SESSION - session.turn_extractions
-    jobs, counted = [], 0
-    for turn in turns:
-        if turn.role != Role.USER:
-            continue
-        explicit = bool(EXPLICIT_COMMAND.search(turn.content))
-        if not explicit and (counted >= budget or len(turn.content.strip()) < settings.TURN_EXTRACTION_MIN_CHARS):
-            continue
-        job, created = ExtractionJob.objects.get_or_create(
-            session=session,
-            kind=ExtractionJob.Kind.TURN,
-            range_start=turn.sequence,
-            range_end=turn.sequence,
-            defaults={"owner_id": session.owner_id},
-        )
-        if created:
-            jobs.append(job)
-            counted += 0 if explicit else 1
-    if counted:
-        ChatSession.objects.filter(pk=session.pk).update(turn_extractions=F("turn_extractions") + counted)
-    for job in jobs:
-        extraction_job_dispatch_on_commit(job_id=job.id)
-
-
-def _enqueue_compaction(*, session: ChatSession) -> None:
-    """Seed 003 §4.2: past the message or token limit, the older half of the unsummarised turns is
-    compacted into the rolling summary."""
-    pending = ConversationTurn.objects.filter(session=session, sequence__gt=session.summarized_through)
-    totals = pending.aggregate(count=Count("pk"), tokens=Sum("token_count"))  # one query on every turn post
-    count, tokens = totals["count"], totals["tokens"] or 0
-    if count <= settings.SESSION_MAX_MESSAGES and tokens <= settings.SESSION_SHORT_TERM_TOKENS:
-        return
-    start = session.summarized_through + 1
-    end = session.summarized_through + max(1, count // 2)
-    job, created = ExtractionJob.objects.get_or_create(
-        session=session,
-        kind=ExtractionJob.Kind.COMPACTION,
-        range_start=start,
-        range_end=end,
-        defaults={"owner_id": session.owner_id},
-    )
-    if created:
-        extraction_job_dispatch_on_commit(job_id=job.id)
 
 
 def session_end(*, session: ChatSession) -> ExtractionJob | None:
@@ -174,13 +110,6 @@ def session_end(*, session: ChatSession) -> ExtractionJob | None:
             type="session.ended",
             data={"session_id": str(locked.id), "turn_count": locked.turn_count},
         )
-        extraction_job_dispatch_on_commit(job_id=job.id)
+        session_ended.send(sender=ChatSession, session=locked, job=job)
     session.refresh_from_db()
     return job
-
-
-def extraction_job_dispatch_on_commit(*, job_id) -> None:
-    from sessions.tasks import extraction_job_run
-
-    if not background_process_attached():  # that process runs the pending jobs, read from the table
-        transaction.on_commit(lambda: extraction_job_run.delay(str(job_id)))

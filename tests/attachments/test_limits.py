@@ -152,12 +152,10 @@ def test_one_bad_file_in_a_bulk_request_stores_nothing(api, user, attachment_dir
 @pytest.mark.django_db(transaction=True)
 def test_files_written_before_a_failed_commit_are_removed(monkeypatch, api, user, attachment_dir):
     # given a failure after the files and rows were written, before the commit
-    import sessions.services.sessions as service
-
     def broken():
         raise RuntimeError("broker down")
 
-    monkeypatch.setattr(service, "turn_embeddings_request", broken)
+    monkeypatch.setattr("memories.signals.turn_embeddings_request", broken)
     session = ChatSessionFactory(owner=user)
     api.raise_request_exception = False
 

@@ -17,10 +17,10 @@ from integrations.models import TelegramUpdate
 from memories.models import EmbeddingCache
 from memories.services.embeddings import _key, embedding_cache_clear_local, embedding_get
 from memories.services.lifecycle import export_dir_for
+from memories.services.turn_embeddings import turn_embedding_text
 from memory_project.background import background_drain
 from memory_project.text import normalize
 from sessions.models import ConversationTurn
-from sessions.services.sessions import turn_embedding_text
 from tests.conftest import client_for
 from tests.erasure.scene import SHARED_TEXT, WEBHOOK_SECRET, fill, owner_rows, reachable_models, snapshot, telegram_say
 from tests.factories import UserFactory

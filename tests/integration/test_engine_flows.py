@@ -15,9 +15,9 @@ from memories.models import Memory, MemoryRelation
 from memories.providers.llm import get_llm_cache_clear
 from memories.services.decisions import memory_write
 from memories.services.lifecycle import lifecycle_run
+from memories.tasks import extraction_job_run
 from sessions.models import ChatSession, Episode, ExtractionJob
 from sessions.services.sessions import session_end
-from sessions.tasks import extraction_job_run
 from tests.engine import capture_events, conversation, of_type
 from tests.fakes.openai_server import FakeOpenAIServer
 

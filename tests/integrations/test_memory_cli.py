@@ -10,8 +10,9 @@ from django.utils import timezone
 from memories.models import Memory, Status
 from memories.services.embeddings import embedding_get
 from memories.services.memories import memory_create
+from memories.services.turn_embeddings import turn_embeddings
 from sessions.models import ChatSession, ConversationTurn, Episode
-from sessions.services.sessions import session_create, turn_append_many, turn_embeddings
+from sessions.services.sessions import session_create, turn_append_many
 from tests.factories import ConversationTurnFactory, MemoryFactory
 
 pytestmark = pytest.mark.django_db

@@ -56,7 +56,7 @@ def test_the_runner_sweeps_pending_jobs_in_process(settings, monkeypatch):
         processed.append(job.pk)
         ExtractionJob.objects.filter(pk=job.pk).update(status="done")
 
-    monkeypatch.setattr("sessions.services.extraction.extraction_job_process", process)
+    monkeypatch.setattr("memories.services.extraction_jobs.extraction_job_process", process)
     schedule = {
         "sweep": {"task": "sessions.tasks.extraction_jobs_sweep", "schedule": 0.2},
         "nightly": {"task": "memories.tasks.lifecycle_nightly", "schedule": crontab(hour=3, minute=0)},

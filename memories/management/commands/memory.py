@@ -12,7 +12,6 @@ eval --owner U --questions FILE [--k 1,5,10] [--json]
 """
 
 import getpass
-import math
 import os
 import tempfile
 import uuid
@@ -24,16 +23,20 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Avg, Count
 from django.utils import timezone
 
+from erasure.services import memory_purge
 from memories.management.progress import import_progress_bar
-from memories.models import Memory, Status
+from memories.models import Memory, MemoryEntity, Status
 from memories.providers.embeddings import embedder_warm_up
+from memories.selectors.evaluation import QuestionsError, evaluation_table, questions_parse, retrieval_evaluate
 from memories.selectors.retrieval import SCOPES, memory_search
 from memories.services.embeddings import embedding_get_many
+from memories.services.entities import memory_entities_link
+from memories.services.extraction_jobs import extraction_job_execute
 from memories.services.memories import memory_forget
 from memories.services.transfer import EXPORT_FORMATS, FORMATS, MODES, FormatError, memory_export, memory_import
+from memories.services.turn_embeddings import turn_embedding_text, turn_vectors
 from memory_project.cli import Progress, confirm
 from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
-from sessions.services.sessions import turn_embedding_text
 
 CONTENT_WIDTH = 60
 
@@ -146,8 +149,6 @@ class Command(BaseCommand):
         import json
         import sys
 
-        from memories.selectors.evaluation import QuestionsError, evaluation_table, questions_parse, retrieval_evaluate
-
         owner = self._owner(owner)
         try:
             ks = tuple(int(x) for x in k.split(","))
@@ -215,8 +216,6 @@ class Command(BaseCommand):
         owner = self._owner(owner)
         memory = self._memory(owner, memory_id)
         if hard:
-            from erasure.services import memory_purge
-
             confirm(self, f"Delete memory {memory_id} and its history for good?", yes=yes)
             memory_purge(memory=memory, actor=self._actor())
             self.stdout.write(f"Deleted memory {memory_id} for good: {_clip(memory.content, CONTENT_WIDTH)}")
@@ -389,9 +388,6 @@ class Command(BaseCommand):
     # -- reembed ---------------------------------------------------------------------------------
 
     def _link_entities(self, *, owner, all, **_):  # noqa: A002 - the option is --all
-        from memories.models import MemoryEntity
-        from memories.services.entities import memory_entities_link
-
         memories = Memory.objects.all() if all else Memory.objects.filter(owner=self._owner(owner))
         memories = memories.only("pk", "owner_id", "content", "subject").order_by("pk")
         links_before = MemoryEntity.objects.filter(memory__in=memories).count()
@@ -444,9 +440,6 @@ def _num(value) -> str:
 
 def _consolidate_one(session: ChatSession) -> tuple[str, dict]:
     """Run the session's consolidation job now, in this process (creating one if it has none)."""
-    from sessions.services.extraction import extraction_job_process
-    from sessions.tasks import extraction_job_claim, extraction_job_release
-
     job = (
         ExtractionJob.objects.filter(
             session=session, kind__in=[ExtractionJob.Kind.SESSION_END, ExtractionJob.Kind.MANUAL]
@@ -468,26 +461,12 @@ def _consolidate_one(session: ChatSession) -> tuple[str, dict]:
         ExtractionJob.objects.filter(pk=job.pk).update(
             status=ExtractionJob.JobStatus.PENDING, max_attempts=job.attempts + 1
         )
-    claimed = extraction_job_claim(job.pk)
-    if claimed is None:
+    outcome = extraction_job_execute(job_id=job.pk)
+    if outcome.status == "skipped":
         return "busy", {"error": "a worker is consolidating it right now"}
-    try:
-        stats = extraction_job_process(job=claimed)
-    except Exception as exc:
-        error = f"{exc.__class__.__name__}: {exc}"
-        ExtractionJob.objects.filter(pk=job.pk).update(
-            status=ExtractionJob.JobStatus.FAILED, last_error=error[:2000], updated_at=timezone.now()
-        )
-        return "failed", {"error": error}
-    finally:
-        extraction_job_release(job.pk)
-    return "done", stats.as_dict()
-
-
-def _normalized_mean(a: list[float], b: list[float]) -> list[float]:
-    mean = [(x + y) / 2 for x, y in zip(a, b)]
-    norm = math.sqrt(sum(v * v for v in mean)) or 1.0
-    return [v / norm for v in mean]
+    if outcome.status == "failed":
+        return "failed", {"error": f"{outcome.error.__class__.__name__}: {outcome.error}"}
+    return "done", outcome.stats.as_dict()
 
 
 def _embed_owned(rows, texts: list[str]) -> list[list[float]]:
@@ -520,8 +499,8 @@ def _reembed_memories(qs, batch_size: int, progress: Progress) -> int:
 
 
 def _reembed_turns(qs, batch_size: int, progress: Progress) -> int:
-    """As at ingest (sessions.services.sessions.turn_embeddings): each turn's vector is the mean of
-    its own embedding and that of the turn read after the one before it."""
+    """As at ingest (memories.services.turn_embeddings.turn_vectors), session by session in order,
+    so each turn is read after the one before it."""
     done = 0
     session_ids = qs.order_by().values_list("session_id", flat=True).distinct()
     for session_id in session_ids.iterator():
@@ -536,11 +515,8 @@ def _reembed_turns(qs, batch_size: int, progress: Progress) -> int:
                 break
             texts = [turn_embedding_text(r.speaker, r.content) for r in rows]
             before = [previous_text, *texts[:-1]]
-            contextual = [f"{b}\n{t}" if b else t for b, t in zip(before, texts)]
-            own = embedding_get_many(owner=rows[0].owner_id, texts=texts)
-            with_context = embedding_get_many(owner=rows[0].owner_id, texts=contextual)
-            for row, a, b in zip(rows, own, with_context):
-                row.embedding = _normalized_mean(a, b)
+            for row, vector in zip(rows, turn_vectors(owner=rows[0].owner_id, texts=texts, before=before)):
+                row.embedding = vector
             ConversationTurn.objects.bulk_update(rows, ["embedding"])
             previous_text, last = texts[-1], rows[-1].sequence
             done += len(rows)

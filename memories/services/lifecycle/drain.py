@@ -4,10 +4,9 @@ import logging
 
 from django.db.models import F, Q
 
-from memories.services.lifecycle.common import StepContext, wall_now
+from memories.services.extraction_jobs import extraction_job_execute
+from memories.services.lifecycle.common import StepContext
 from sessions.models import ExtractionJob
-from sessions.services.extraction import extraction_job_process
-from sessions.tasks import extraction_job_claim, extraction_job_release
 
 logger = logging.getLogger(__name__)
 
@@ -28,19 +27,10 @@ def drain_step(run: StepContext) -> tuple[dict, dict]:
     )
     counts = {"found": len(ids), "done": 0, "failed": 0, "skipped": 0}
     for job_id in ids:
-        job = extraction_job_claim(job_id)
-        if job is None:  # a worker took it meanwhile
-            counts["skipped"] += 1
-            continue
-        try:
-            extraction_job_process(job=job)
-            counts["done"] += 1
-        except Exception as exc:
-            ExtractionJob.objects.filter(pk=job.pk).update(
-                status=statuses.FAILED, last_error=f"{exc.__class__.__name__}: {exc}"[:2000], updated_at=wall_now()
+        outcome = extraction_job_execute(job_id=job_id)  # "skipped": a worker took it meanwhile
+        counts[outcome.status] += 1
+        if outcome.status == "failed":
+            logger.warning(
+                "lifecycle: extraction job %s failed (attempt %s): %s", job_id, outcome.job.attempts, outcome.error
             )
-            logger.warning("lifecycle: extraction job %s failed (attempt %s): %s", job.pk, job.attempts, exc)
-            counts["failed"] += 1
-        finally:
-            extraction_job_release(job.pk)
     return counts, {}

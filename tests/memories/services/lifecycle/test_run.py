@@ -95,7 +95,7 @@ def test_leftover_extraction_jobs_are_drained(user, other_user, now, monkeypatch
         processed.append(job.pk)
         ExtractionJob.objects.filter(pk=job.pk).update(status="done")
 
-    monkeypatch.setattr("memories.services.lifecycle.drain.extraction_job_process", fake_process)
+    monkeypatch.setattr("memories.services.extraction_jobs.extraction_job_process", fake_process)
 
     # when the lifecycle runs
     run = runner.lifecycle_run(owner=user, now=now)
@@ -115,7 +115,7 @@ def test_a_failing_job_is_marked_failed_and_counted(user, now, monkeypatch):
     def fake_process(*, job):
         raise ValueError("bad model output")
 
-    monkeypatch.setattr("memories.services.lifecycle.drain.extraction_job_process", fake_process)
+    monkeypatch.setattr("memories.services.extraction_jobs.extraction_job_process", fake_process)
 
     # when the lifecycle runs
     run = runner.lifecycle_run(owner=user, now=now)

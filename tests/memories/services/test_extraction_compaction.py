@@ -2,8 +2,8 @@
 older half of the unsummarised turns folds into the rolling summary and is extracted right away."""
 
 from memories.models import Memory, MemoryEvent
+from memories.services.extraction import extraction_job_process, session_compact
 from sessions.models import ChatSession, ExtractionJob
-from sessions.services.extraction import extraction_job_process, session_compact
 from sessions.services.sessions import session_create, turn_append_many
 from tests.engine import end_and_consolidate, rows
 from tests.support import db_snapshot

@@ -14,14 +14,16 @@ batch in one model call, which is where the cost per turn falls under load.
 
 import math
 import threading
+from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 
 from memories.services.embeddings import embedding_get_many
-from memory_project.background import background_process_attached
+from memory_project.background import background_process_attached, background_send
 from memory_project.background_process import background_process_overdue
-from sessions.models import ConversationTurn
+from sessions.models import ChatSession, ConversationTurn
 
 FILL_BATCH = 128
 
@@ -47,6 +49,16 @@ def turn_vectors(*, owner, texts: list[str], before: list[str | None]) -> list[l
         norm = math.sqrt(sum(v * v for v in mean)) or 1.0
         out.append([v / norm for v in mean])
     return out
+
+
+def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[list[float]]:
+    """The vectors `turns` would get if appended to `session` now (see turn_vectors)."""
+    texts = [turn_embedding_text(t.get("speaker") or "", t["content"]) for t in turns]
+    previous = (
+        ConversationTurn.objects.filter(session=session).order_by("-sequence").values_list("speaker", "content").first()
+    )
+    before = [turn_embedding_text(*previous) if previous else None, *texts[:-1]]
+    return turn_vectors(owner=session.owner_id, texts=texts, before=before)
 
 
 def turn_embeddings_fill(*, batch: int = FILL_BATCH) -> int:
@@ -106,10 +118,8 @@ def turn_embeddings_request() -> None:
 
 
 def _send() -> None:
-    from django.conf import settings
-
-    from memory_project.background import background_send
-    from sessions.tasks import turn_embeddings_task
+    # memories.tasks imports this module for the fill its tasks run: imported here, not at the top.
+    from memories.tasks import turn_embeddings_task
 
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         turn_embeddings_task.delay()  # a lost message is left to the sweep

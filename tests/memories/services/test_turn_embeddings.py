@@ -6,11 +6,11 @@ import pytest
 from django.db import connection
 
 from memories.selectors.retrieval import memory_search
+from memories.services.turn_embeddings import turn_embeddings, turn_embeddings_fill
+from memories.tasks import turn_embeddings_sweep
 from memory_project.background import background_drain
 from sessions.models import ConversationTurn
-from sessions.services.sessions import turn_append_many, turn_embeddings
-from sessions.services.turn_embeddings import turn_embeddings_fill
-from sessions.tasks import turn_embeddings_sweep
+from sessions.services.sessions import turn_append_many
 from tests.conftest import client_for
 from tests.factories import ChatSessionFactory, UserFactory
 
@@ -105,7 +105,7 @@ def test_fills_running_at_once_never_embed_a_turn_twice(monkeypatch):
             for n in range(1, 301)
         ]
     )
-    from sessions.services import turn_embeddings as module
+    from memories.services import turn_embeddings as module
 
     embedded: list[str] = []
     real = module.turn_vectors

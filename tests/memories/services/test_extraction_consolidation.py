@@ -10,15 +10,15 @@ from django.db import connection
 from memories.models import Memory, MemoryEvent, MemorySource
 from memories.providers.llm_types import CandidateMemory
 from memories.services.decisions import memory_write
-from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
-from sessions.services.extraction import (
+from memories.services.extraction import (
     ExtractionStats,
     candidates_apply,
     extraction_job_process,
     session_consolidate,
 )
+from memories.tasks import extraction_job_run
+from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJob
 from sessions.services.sessions import session_end
-from sessions.tasks import extraction_job_run
 from tests.engine import capture_events, conversation, end_and_consolidate, of_type, rows
 from tests.factories import UserFactory
 from tests.support import db_snapshot
@@ -300,7 +300,7 @@ def test_mixed_session_stats_equal_the_actual_changes(user, monkeypatch):
 
 def test_the_same_turns_consolidated_after_turn_level_extraction_are_not_counted_again(user):
     # given a turn-level extraction that already stored the explicit memory of turn 1
-    from sessions.services.extraction import turn_extract
+    from memories.services.extraction import turn_extract
 
     session = conversation(
         user,
@@ -412,7 +412,7 @@ def test_every_kind_of_change_is_counted_once_and_re_reading_counts_nothing(user
             CandidateMemory("User lives in Berlin", "fact", 0.8, source_sequences=[5]),
         ]
     )
-    monkeypatch.setattr("sessions.services.extraction.get_llm", lambda: llm)
+    monkeypatch.setattr("memories.services.extraction.get_llm", lambda: llm)
     job = session_end(session=session)
     last_event = MemoryEvent.objects.order_by("-id").values_list("id", flat=True).first()
 

@@ -6,8 +6,8 @@ import pytest
 from memories.models import Memory, MemoryEvent
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
+from memories.services.extraction import turn_extract
 from sessions.models import ChatSession, ExtractionJob
-from sessions.services.extraction import turn_extract
 from sessions.services.sessions import session_create, turn_append_many
 from tests.engine import conversation, end_and_consolidate, event_types
 from tests.support import db_snapshot

@@ -13,7 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from memories.models import EventType, MemoryEvent, Source, Status
+from memories.models import EventType, Memory, MemoryEvent, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.providers.llm import get_llm
 from memories.providers.llm_types import CandidateMemory, TurnView
@@ -69,8 +69,6 @@ def turn_views(turns) -> list[TurnView]:
 
 
 def _existing_summary(session: ChatSession) -> list[str]:
-    from memories.models import Memory
-
     return list(
         Memory.objects.filter(owner_id=session.owner_id, agent=session.agent, status=Status.ACTIVE, strength__gte=0.2)
         .order_by("-strength", "-updated_at")
