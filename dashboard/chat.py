@@ -1,14 +1,13 @@
-"""The web chat: turns go to a "web" session, the prompt comes from context_build, the answer from
-dashboard.responder; "New chat" ends the session, which consolidates it (in-process in embedded mode)."""
+"""The web chat: turns go to a "web" session, the answer comes from memories.services.responder (as
+Telegram's does); "New chat" ends the session, which consolidates it (in-process in embedded mode)."""
 
 from django.conf import settings
 
-from dashboard import responder
 from memories.models import Memory
-from memories.selectors.context import context_build
+from memories.services.responder import chat_answer
 from memory_project.exceptions import ServiceError
 from sessions.models import Channel, ChatSession
-from sessions.selectors.sessions import session_get, turn_list
+from sessions.selectors.sessions import session_get
 from sessions.services.sessions import session_create, session_end, turn_append_many
 
 MAX_MESSAGE_CHARS = 8000
@@ -38,32 +37,15 @@ def chat_send(*, owner, session_id, message: str, actor: str) -> dict:
     session = chat_session_for(owner=owner, session_id=session_id)
     # The user's turn is stored before anything can fail, so nothing they said is lost.
     turn_append_many(session=session, turns=[{"role": "user", "content": message, "speaker": owner.get_username()}])
-    recent = turn_list(session=session).filter(role__in=("user", "assistant")).order_by("-sequence")
-    history = [{"role": t.role, "content": t.content} for t in reversed(recent[: responder.HISTORY_TURNS])]
-    context = context_build(owner=owner, query=message, agent=session.agent, session_id=session.pk)
-    reply = responder.respond(
-        owner=owner, message=message, history=history, context=context, actor=actor, agent=session.agent
-    )
-    text = reply.text or "(no answer)"
-    (assistant_turn,) = turn_append_many(
-        session=session,
-        turns=[
-            {
-                "role": "assistant",
-                "content": text,
-                "speaker": "assistant",
-                "metadata": {"responder": reply.responder, "tools_used": reply.tools_used},
-            }
-        ],
-    )
+    answer = chat_answer(owner=owner, session=session, message=message, actor=actor)
     return {
         "session_id": str(session.pk),
-        "reply": text,
-        "responder": reply.responder,
-        "tools_used": reply.tools_used,
-        "context_memories": context["memories"],
-        "recalled": reply.recalled,
-        "turn_id": str(assistant_turn.pk),
+        "reply": answer.reply.text,
+        "responder": answer.reply.responder,
+        "tools_used": answer.reply.tools_used,
+        "context_memories": answer.context["memories"],
+        "recalled": answer.reply.recalled,
+        "turn_id": str(answer.turn.pk),
     }
 
 

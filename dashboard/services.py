@@ -2,23 +2,19 @@
 
 import math
 import uuid
-from datetime import datetime
 
 from django.conf import settings
 from django.db import transaction
-from django.shortcuts import get_object_or_404
 
-from memories.models import Category, EventType, Memory, MemoryEvent, Retention, Status
-from memories.services.memories import EDITABLE_FIELDS, memory_forget, memory_restore, memory_update
+from memories.models import Category, Memory, Retention
+from memories.services.actions import memory_archive, memory_forget, memory_moderate, memory_pin, memory_restore
+from memories.services.memories import memory_update
 from memory_project.exceptions import ServiceError
 
 ACTIONS = ("pin", "unpin", "archive", "restore", "forget", "approve", "reject")
 MAX_BULK = 500
 # What the inline editor and the moderation queue may change.
 EDIT_FIELDS = ("content", "category", "importance", "retention", "subject", "predicate")
-# Strength measures use over time; reverting it would undo decay and reinforcement, so a revert
-# restores what a person or the extractor wrote and leaves the score alone.
-REVERT_SKIP = frozenset({"strength"})
 
 
 def memory_edit_changes(data) -> dict:
@@ -64,34 +60,18 @@ def memory_edit(*, memory: Memory, actor: str, changes: dict, moderator: bool = 
 
 
 def memory_action(*, memory: Memory, action: str, actor: str, moderator: bool = False) -> Memory:
-    """One of ACTIONS on one memory, recorded in its history by memories.services."""
+    """One of ACTIONS on one memory: the action of memories.services.actions that it names."""
     if action not in ACTIONS:
         raise ServiceError(f"action must be one of {', '.join(ACTIONS)}.")
-    if action == "pin":
-        if memory.status != Status.ACTIVE:
-            raise ServiceError("Only active memories can be pinned.", code="not_active")
-        return memory_update(memory=memory, actor=actor, event_type=EventType.PIN, pinned=True)
-    if action == "unpin":
-        return memory_update(memory=memory, actor=actor, event_type=EventType.UNPIN, pinned=False)
+    if action in ("pin", "unpin"):
+        return memory_pin(memory=memory, actor=actor, pinned=action == "pin")
     if action == "archive":
-        return memory_update(
-            memory=memory,
-            actor=actor,
-            event_type=EventType.ARCHIVE,
-            reason="archived in the dashboard",
-            status=Status.ARCHIVED,
-            moderator=moderator,
-        )
+        return memory_archive(memory=memory, actor=actor, reason="archived in the dashboard", moderator=moderator)
     if action == "restore":
-        return memory_restore(memory=memory, actor=actor, moderator=moderator)
+        return memory_restore(memory=memory, actor=actor, reason="restored in the dashboard", moderator=moderator)
     if action == "forget":
         return memory_forget(memory=memory, actor=actor, reason="forgotten in the dashboard")
-    # The moderation actions of the Django admin, with the same event type and reasons.
-    status = Status.ACTIVE if action == "approve" else Status.REJECTED
-    label = "approved" if action == "approve" else "rejected"
-    return memory_update(
-        memory=memory, actor=actor, event_type=EventType.MODERATE, reason=label, status=status, moderator=moderator
-    )
+    return memory_moderate(memory=memory, actor=actor, approve=action == "approve", moderator=moderator)
 
 
 def memory_bulk_action(*, owner, ids, action: str, actor: str, moderator: bool = False) -> dict:
@@ -119,20 +99,3 @@ def memory_bulk_action(*, owner, ids, action: str, actor: str, moderator: bool =
         except ServiceError as error:
             skipped.append({"id": str(memory_id), "reason": error.message})
     return {"done": done, "skipped": skipped}
-
-
-def memory_revert(*, memory: Memory, event_id, actor: str, moderator: bool = False) -> Memory:
-    """Bring the memory back to how it was right after history row `event_id`, as a new "revert" row."""
-    event = get_object_or_404(MemoryEvent, pk=event_id, memory=memory, owner_id=memory.owner_id)
-    snapshot = event.after if isinstance(event.after, dict) else event.before
-    if not isinstance(snapshot, dict):
-        raise ServiceError("That history entry has no recorded version to go back to.", code="no_version")
-    changes = {k: v for k, v in snapshot.items() if k in EDITABLE_FIELDS and k not in REVERT_SKIP}
-    if isinstance(changes.get("expires_at"), str):
-        changes["expires_at"] = datetime.fromisoformat(changes["expires_at"])
-    if changes.get("status") != Status.ACTIVE:
-        changes["pinned"] = False
-    reason = f"reverted to the version of {event.created_at:%Y-%m-%d %H:%M:%S} UTC (history #{event.pk})"
-    return memory_update(
-        memory=memory, actor=actor, event_type=EventType.REVERT, reason=reason, moderator=moderator, **changes
-    )

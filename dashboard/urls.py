@@ -1,25 +1,33 @@
 from django.urls import path
 
-from dashboard import api, views, views_analytics, views_core, views_eval, views_import, views_settings
-from dashboard.endpoints import context, core, graph, live, operate, settings
+from dashboard import views, views_analytics, views_core, views_eval, views_import, views_settings
+from dashboard.endpoints import chat, context, core, graph, live, memories, operate, settings
 
 app_name = "dashboard"
 
 api_patterns = [
-    path("dashboard/api/overview/", api.overview, name="api-overview"),
-    path("dashboard/api/memories/", api.memories, name="api-memories"),
-    path("dashboard/api/memories/bulk/", api.memory_bulk, name="api-memory-bulk"),
-    path("dashboard/api/memories/<uuid:memory_id>/", api.memory, name="api-memory"),
-    path("dashboard/api/memories/<uuid:memory_id>/action/", api.memory_action, name="api-memory-action"),
-    path("dashboard/api/memories/<uuid:memory_id>/revert/", api.memory_revert, name="api-memory-revert"),
+    path("dashboard/api/overview/", memories.OverviewApi.as_view(), name="api-overview"),
+    path("dashboard/api/memories/", memories.MemoryBrowseApi.as_view(), name="api-memories"),
+    path("dashboard/api/memories/bulk/", memories.MemoryBulkApi.as_view(), name="api-memory-bulk"),
+    path("dashboard/api/memories/<uuid:memory_id>/", memories.MemoryApi.as_view(), name="api-memory"),
+    path(
+        "dashboard/api/memories/<uuid:memory_id>/action/", memories.MemoryActionApi.as_view(), name="api-memory-action"
+    ),
+    path(
+        "dashboard/api/memories/<uuid:memory_id>/revert/", memories.MemoryRevertApi.as_view(), name="api-memory-revert"
+    ),
     path("dashboard/api/graph/", graph.GraphApi.as_view(), name="api-graph"),
     path("dashboard/api/export/", operate.ExportDownloadApi.as_view(), name="api-export"),
     path("dashboard/api/lifecycle/run/", operate.LifecycleRunNowApi.as_view(), name="api-lifecycle-run"),
     path("dashboard/api/graph/entities/", graph.GraphEntitiesApi.as_view(), name="api-graph-entities"),
-    path("dashboard/api/strength-distribution/", api.strength_distribution, name="api-strength-distribution"),
-    path("dashboard/api/chat/send/", api.chat_send, name="api-chat-send"),
-    path("dashboard/api/chat/end/", api.chat_end, name="api-chat-end"),
-    path("dashboard/api/chat/<uuid:session_id>/extracted/", api.chat_extracted, name="api-chat-extracted"),
+    path(
+        "dashboard/api/strength-distribution/",
+        memories.StrengthDistributionApi.as_view(),
+        name="api-strength-distribution",
+    ),
+    path("dashboard/api/chat/send/", chat.ChatSendApi.as_view(), name="api-chat-send"),
+    path("dashboard/api/chat/end/", chat.ChatEndApi.as_view(), name="api-chat-end"),
+    path("dashboard/api/chat/<uuid:session_id>/extracted/", chat.ChatExtractedApi.as_view(), name="api-chat-extracted"),
     path("dashboard/api/pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
     path("dashboard/api/events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
     path("dashboard/api/context/", context.ContextPreviewApi.as_view(), name="api-context"),

@@ -22,6 +22,7 @@ from dashboard.layout import page_render
 from dashboard.owners import owner_for, owner_query
 from memories.models import Category, Memory, Retention, Source, Status
 from memories.selectors.memories import memory_get, memory_get_detail, memory_history
+from memories.services.actions import memory_revert
 from memories.services.memories import SNAPSHOT_FIELDS
 from memory_groups.selectors import group_paths
 from memory_project.exceptions import ServiceError
@@ -206,7 +207,7 @@ def memory_detail_revert(request, memory_id):
         return _back_to_memory(request, owner, memory_id)
     try:
         before = memory.version
-        reverted = services.memory_revert(
+        reverted = memory_revert(
             memory=memory, event_id=event_id, actor=_actor(request), moderator=request.user.is_staff
         )
         if reverted.version == before:

@@ -1,4 +1,5 @@
-"""Erasing an owner's data (all of it, or one agent's) with a receipt, and purging single memories."""
+"""Erasing an owner's data (all of it, or one agent's) with a receipt; `erasure_delete_planned` also
+serves memories.services.actions.memory_delete_hard, which erases one memory the same way."""
 
 import json
 import logging
@@ -48,7 +49,8 @@ def receipt_verify(receipt: ErasureReceipt) -> bool:
     return constant_time_compare(receipt.digest, receipt_digest(receipt))
 
 
-def _delete_planned(context: ErasureContext) -> dict[str, int]:
+def erasure_delete_planned(context: ErasureContext) -> dict[str, int]:
+    """Run the hooks, then delete every row of the plan (inside the caller's transaction); the counts."""
     plan = context.plan
     counts = {model_label(m): plan.queryset(m).count() for m in plan.models}
     erasure_hooks_run(context)
@@ -94,7 +96,7 @@ def _erase_once(*, user, requested_by: str, agent: str | None, delete_account: b
         get_user_model()._base_manager.select_for_update().filter(pk=user.pk).exists()
         plan = erasure_plan(owner_id=user.pk, agent=agent, delete_account=delete_account)
         context = ErasureContext(owner_id=user.pk, username=user.get_username(), agent=agent, plan=plan)
-        counts = _delete_planned(context)
+        counts = erasure_delete_planned(context)
         if not counts:
             previous = ErasureReceipt.objects.filter(owner_id=user.pk, agent=agent).first()
             if previous is not None:
@@ -121,29 +123,3 @@ def _erase_once(*, user, requested_by: str, agent: str | None, delete_account: b
         )
     logger.info("erased %s rows/files/keys of owner %s (agent %r)", receipt.total, user.pk, agent)
     return receipt, True
-
-
-def memory_purge(*, memory, actor: str) -> dict[str, int]:
-    """Delete one memory for good: its row, its history, its links, the cached embedding of its text
-    when no other memory or turn holds that text, and the quotes of it in digests and MEMORY.md.
-
-    Where `memory_forget` keeps the row and its history (nothing is lost), this is for what must not
-    be kept at all. Returns the counts of what went.
-    """
-    from memories.models import Memory
-
-    with transaction.atomic():
-        memory = Memory.objects.select_for_update().get(pk=memory.pk)
-        plan = erasure_plan(owner_id=memory.owner_id, memory_ids=[memory.pk])
-        context = ErasureContext(owner_id=memory.owner_id, username=memory.owner.get_username(), agent=None, plan=plan)
-        counts = _delete_planned(context)
-        for action in context.after_commit_actions:
-            transaction.on_commit(action, robust=True)
-        # Subscribers and the dashboard learn that it is gone, not what it said.
-        event_publish(
-            owner_id=memory.owner_id,
-            type="memory.changed",
-            data={"action": "delete", "purged": True, "actor": actor, "memory": {"id": str(memory.pk)}},
-        )
-    logger.info("purged memory %s of owner %s: %s", memory.pk, memory.owner_id, counts)
-    return counts

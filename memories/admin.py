@@ -13,8 +13,8 @@ from memories.models import (
     MemoryEvent,
     MemoryRelation,
     MemorySource,
-    Status,
 )
+from memories.services.actions import memory_archive, memory_forget, memory_moderate, memory_restore
 from memories.services.api_keys import api_key_revoke
 from memories.services.extraction_jobs import extraction_jobs_retry
 from memories.services.memories import memory_update
@@ -39,10 +39,8 @@ class MemoryEventInline(admin.TabularInline):
         return False
 
 
-def _moderate(request, queryset, status, label):
-    actor = f"admin:{request.user.username}"
-    for memory in queryset:
-        memory_update(memory=memory, actor=actor, event_type="moderate", reason=label, status=status, moderator=True)
+def _actor(request) -> str:
+    return f"admin:{request.user.username}"
 
 
 @admin.register(Memory)
@@ -97,30 +95,35 @@ class MemoryAdmin(admin.ModelAdmin):
             }
         }
         if changes:
-            memory_update(
-                memory=Memory.objects.get(pk=obj.pk), actor=f"admin:{request.user.username}", moderator=True, **changes
-            )
+            memory_update(memory=Memory.objects.get(pk=obj.pk), actor=_actor(request), moderator=True, **changes)
 
+    # The admin is staff only: every action here is a moderator's. Each writes the event of its
+    # action (memories.services.actions), as the dashboard and the API do.
     @admin.action(description="Approve (moderation)")
     def approve(self, request, queryset):
-        _moderate(request, queryset, Status.ACTIVE, "approved")
+        for memory in queryset:
+            memory_moderate(memory=memory, actor=_actor(request), approve=True, moderator=True)
         messages.success(request, "Approved.")
 
     @admin.action(description="Reject (moderation)")
     def reject(self, request, queryset):
-        _moderate(request, queryset, Status.REJECTED, "rejected")
+        for memory in queryset:
+            memory_moderate(memory=memory, actor=_actor(request), approve=False, moderator=True)
 
     @admin.action(description="Archive")
     def archive(self, request, queryset):
-        _moderate(request, queryset, Status.ARCHIVED, "archived by admin")
+        for memory in queryset:
+            memory_archive(memory=memory, actor=_actor(request), reason="archived by admin", moderator=True)
 
     @admin.action(description="Restore")
     def restore(self, request, queryset):
-        _moderate(request, queryset, Status.ACTIVE, "restored by admin")
+        for memory in queryset:
+            memory_restore(memory=memory, actor=_actor(request), reason="restored by admin", moderator=True)
 
     @admin.action(description="Forget")
     def forget(self, request, queryset):
-        _moderate(request, queryset, Status.FORGOTTEN, "forgotten by admin")
+        for memory in queryset:
+            memory_forget(memory=memory, actor=_actor(request), reason="forgotten by admin")
 
 
 @admin.register(MemoryEvent)

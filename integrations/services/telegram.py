@@ -21,9 +21,10 @@ from integrations.services.telegram_api import TelegramFileTooLarge, telegram_fi
 from memories.models import Memory, Status
 from memories.selectors.context import context_build
 from memories.selectors.retrieval import memory_search
-from memories.services.memories import memory_forget
+from memories.services.actions import memory_forget
+from memories.services.responder import chat_answer
 from memory_project.exceptions import ServiceError
-from sessions.models import Channel, ChatSession, ConversationTurn, Role
+from sessions.models import Channel, ChatSession, Role
 from sessions.services.sessions import session_create, session_end, turn_append_many
 
 logger = logging.getLogger(__name__)
@@ -86,6 +87,8 @@ def telegram_update_receive(*, update: dict) -> TelegramUpdate | None:
 
 
 def telegram_update_dispatch(*, update_id: int) -> None:
+    # integrations.tasks imports this module (its task runs telegram_update_process): imported here,
+    # when an update is dispatched, to break that circle.
     from integrations.tasks import telegram_update_task
 
     telegram_update_task.delay(update_id)
@@ -298,8 +301,6 @@ def _download(link: TelegramLink, shared: dict, *, caption: str) -> tuple[dict |
 
 
 def _chat(link: TelegramLink, *, text: str, message: dict, attachment: dict | None = None) -> tuple[str, str]:
-    from dashboard import responder
-
     session = _open_session(link)
     sender = message.get("from") or {}
     speaker = str(sender.get("first_name") or link.first_name or "user")[:100]
@@ -319,32 +320,8 @@ def _chat(link: TelegramLink, *, text: str, message: dict, attachment: dict | No
             }
         ],
     )
-    recent = ConversationTurn.objects.filter(session=session, role__in=(Role.USER, Role.ASSISTANT)).order_by(
-        "-sequence"
-    )
-    history = [{"role": t.role, "content": t.content} for t in reversed(recent[: responder.HISTORY_TURNS])]
-    context = context_build(owner=link.owner, query=text, agent=session.agent, session_id=session.pk)
-    answer = responder.respond(
-        owner=link.owner,
-        message=text,
-        history=history,
-        context=context,
-        actor=f"telegram:{link.telegram_user_id}",
-        agent=session.agent,
-    )
-    body = answer.text or "(no answer)"
-    turn_append_many(
-        session=session,
-        turns=[
-            {
-                "role": Role.ASSISTANT,
-                "content": body[: settings.MAX_CONTENT_CHARS],
-                "speaker": "assistant",
-                "metadata": {"responder": answer.responder, "tools_used": answer.tools_used},
-            }
-        ],
-    )
-    return "chat", body
+    answer = chat_answer(owner=link.owner, session=session, message=text, actor=f"telegram:{link.telegram_user_id}")
+    return "chat", answer.reply.text
 
 
 def _new_session(link: TelegramLink) -> tuple[str, str]:

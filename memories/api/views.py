@@ -5,7 +5,6 @@ from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from erasure.services import memory_purge
 from memories.api.serializers import (
     ContextOutputSerializer,
     ContextQuerySerializer,
@@ -34,8 +33,9 @@ from memories.selectors.memories import (
 )
 from memories.selectors.metrics import metrics_get
 from memories.selectors.retrieval import memory_search
+from memories.services.actions import memory_delete_hard, memory_forget
 from memories.services.decisions import memory_write
-from memories.services.memories import memory_forget, memory_update
+from memories.services.memories import memory_update
 from memories.services.tools import tool_execute
 from memories.signals import memories_served
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
@@ -162,7 +162,7 @@ class MemoryDetailApi(APIView):
         query = MemoryDeleteQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
         if query.validated_data["purge"]:
-            memory_purge(memory=memory, actor=actor_of(request))
+            memory_delete_hard(memory=memory, actor=actor_of(request))
         else:
             memory_forget(memory=memory, actor=actor_of(request), reason="deleted through the API")
         return Response(status=status.HTTP_204_NO_CONTENT)

@@ -17,6 +17,7 @@ from memories.contradiction import contradicts, negated
 from memories.models import EventType, Memory, MemoryRelation, MemorySource, RelationType, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.selectors.retrieval import memory_search
+from memories.services.actions import memory_forget
 from memories.services.embeddings import embedding_get
 from memories.services.memories import memory_create, memory_reinforce, memory_update
 from memory_project.events import event_publish
@@ -469,11 +470,4 @@ def memory_forget_matching(
         # match is not what the user meant.
         return None
     memory = Memory.objects.get(pk=best["id"], owner=owner)
-    return memory_update(
-        memory=memory,
-        actor=actor,
-        event_type=EventType.FORGET,
-        reason=reason or f"forget request: {query[:200]}",
-        session=session,
-        status=Status.FORGOTTEN,
-    )
+    return memory_forget(memory=memory, actor=actor, reason=reason or f"forget request: {query[:200]}", session=session)

@@ -250,19 +250,6 @@ def memory_update(
     return memory
 
 
-def memory_forget(*, memory: Memory, actor: str, reason: str = "") -> Memory:
-    """Forgetting keeps the row and its history (nothing is lost) but search never returns it again."""
-    return memory_update(
-        memory=memory, actor=actor, event_type=EventType.FORGET, reason=reason, status=Status.FORGOTTEN
-    )
-
-
-def memory_restore(*, memory: Memory, actor: str, moderator: bool = False) -> Memory:
-    return memory_update(
-        memory=memory, actor=actor, event_type=EventType.RESTORE, status=Status.ACTIVE, moderator=moderator
-    )
-
-
 @transaction.atomic
 def memory_reinforce(*, memory: Memory, actor: str, session=None, reason: str = "", incoming: str = "") -> Memory:
     """Said again: stronger. `incoming` is the text that was said, kept in the history row (nothing

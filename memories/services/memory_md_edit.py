@@ -33,8 +33,9 @@ from memories.formats.memory_md import (
     split_sections,
 )
 from memories.models import PROCEDURAL_CATEGORIES, EventType, Memory, Source, Status
+from memories.services.actions import memory_forget
 from memories.services.decisions import memory_write
-from memories.services.memories import memory_forget, memory_update
+from memories.services.memories import memory_update
 from memories.services.transfer import memory_md_entries
 from memory_project.exceptions import Conflict, ServiceError
 

@@ -25,8 +25,9 @@ from memories.formats.memory_md import USER_MD_SECTIONS, render_user_md
 from memories.formats.user_profile import category_for_section, parse_user_profile
 from memories.models import EventType, Memory, Source, Status
 from memories.moderation import looks_like_instruction
+from memories.services.actions import memory_forget
 from memories.services.decisions import memory_write
-from memories.services.memories import memory_forget, memory_update
+from memories.services.memories import memory_update
 from memories.services.memory_md_edit import strongest_shown
 from memories.services.transfer import memory_md_entries
 from memory_project.exceptions import Conflict, ServiceError

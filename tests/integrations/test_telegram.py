@@ -9,11 +9,11 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 from django.utils import timezone
 
-from dashboard.responder import OFFLINE_NOTICE
 from integrations.models import TelegramLink, TelegramLinkCode, TelegramUpdate
 from integrations.services.telegram import INVALID_CODE, NOT_LINKED, telegram_link_code_create
 from memories.models import Memory, Status
 from memories.services.memories import memory_create
+from memories.services.responder import OFFLINE_NOTICE
 from sessions.models import ChatSession, ConversationTurn
 from tests.fakes.telegram_server import telegram_update
 from tests.integrations.conftest import WEBHOOK_SECRET_TOKEN
@@ -211,7 +211,10 @@ def test_forget_asks_and_yes_forgets(user, linked, bot, say):
     tea.refresh_from_db()
     porto.refresh_from_db()
     assert (tea.status, porto.status) == (Status.FORGOTTEN, Status.ACTIVE)
-    assert tea.events.last().actor == f"telegram:{USER_ID}"
+    assert list(tea.events.order_by("id").values_list("event_type", "actor")) == [
+        ("add", "t"),
+        ("forget", f"telegram:{USER_ID}"),
+    ]
 
     # and a second /yes has nothing left to confirm
     say("/yes")

@@ -13,8 +13,9 @@ from django.utils import timezone
 from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.webhooks import webhook_subscription_create
 from integrations.tasks import integrations_sweep
+from memories.services.actions import memory_forget
 from memories.services.decisions import memory_write
-from memories.services.memories import memory_create, memory_forget, memory_update
+from memories.services.memories import memory_create, memory_update
 from tests.factories import UserFactory
 from tests.fakes.webhook_receiver import WebhookReceiver
 

@@ -12,7 +12,9 @@ eval --owner U --questions FILE [--k 1,5,10] [--json]
 """
 
 import getpass
+import json
 import os
+import sys
 import tempfile
 import uuid
 from pathlib import Path
@@ -23,16 +25,15 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db.models import Avg, Count
 from django.utils import timezone
 
-from erasure.services import memory_purge
 from memories.management.progress import import_progress_bar
 from memories.models import Memory, MemoryEntity, Status
 from memories.providers.embeddings import embedder_warm_up
 from memories.selectors.evaluation import QuestionsError, evaluation_table, questions_parse, retrieval_evaluate
 from memories.selectors.retrieval import SCOPES, memory_search
+from memories.services.actions import memory_delete_hard, memory_forget
 from memories.services.embeddings import embedding_get_many
 from memories.services.entities import memory_entities_link
 from memories.services.extraction_jobs import extraction_job_execute
-from memories.services.memories import memory_forget
 from memories.services.transfer import EXPORT_FORMATS, FORMATS, MODES, FormatError, memory_export, memory_import
 from memories.services.turn_embeddings import turn_embedding_text, turn_vectors
 from memory_project.cli import Progress, confirm
@@ -146,9 +147,6 @@ class Command(BaseCommand):
     # -- eval ------------------------------------------------------------------------------------
 
     def _eval(self, *, owner, questions, k, as_json, **_):
-        import json
-        import sys
-
         owner = self._owner(owner)
         try:
             ks = tuple(int(x) for x in k.split(","))
@@ -217,7 +215,7 @@ class Command(BaseCommand):
         memory = self._memory(owner, memory_id)
         if hard:
             confirm(self, f"Delete memory {memory_id} and its history for good?", yes=yes)
-            memory_purge(memory=memory, actor=self._actor())
+            memory_delete_hard(memory=memory, actor=self._actor())
             self.stdout.write(f"Deleted memory {memory_id} for good: {_clip(memory.content, CONTENT_WIDTH)}")
             return
         if memory.status == Status.FORGOTTEN:

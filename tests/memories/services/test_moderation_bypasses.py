@@ -10,8 +10,9 @@ import pytest
 from memories.models import Memory, MemoryEvent
 from memories.moderation import looks_like_instruction, moderation_fold
 from memories.selectors.context import context_build
+from memories.services.actions import memory_forget, memory_restore
 from memories.services.decisions import memory_write
-from memories.services.memories import ModerationRequired, memory_create, memory_forget, memory_restore, memory_update
+from memories.services.memories import ModerationRequired, memory_create, memory_update
 from memories.services.transfer import memory_import_text
 from tests.engine import conversation, end_and_consolidate
 

@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 import pytest
 
 from memories.models import DailyDigest, Memory, MemoryEvent
-from memories.services.memories import memory_forget, memory_update
+from memories.services.actions import memory_forget
+from memories.services.memories import memory_update
 from memories.services.transfer import memory_import_text
 from tests.factories import MemoryFactory
 from tests.memories.transfer.conftest import seed_text

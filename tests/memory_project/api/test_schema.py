@@ -7,7 +7,8 @@ import re
 import pytest
 from django.core.management import call_command
 
-from memories.services.memories import memory_create, memory_forget
+from memories.services.actions import memory_forget
+from memories.services.memories import memory_create
 
 pytestmark = pytest.mark.django_db
 

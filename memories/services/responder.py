@@ -1,4 +1,5 @@
-"""The agent behind the web chat.
+"""The agent behind the chats (the dashboard's web chat and Telegram): `chat_answer` answers the
+message just stored in a session and stores the answer as the assistant's turn.
 
 With OPENAI_API_KEY it is an OpenAI-compatible chat completion whose system prompt is the memory
 context block (memories.selectors.context.context_build) and which may call the memory tools
@@ -14,10 +15,14 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from rest_framework.exceptions import ValidationError
 
+from memories.selectors.context import context_build
 from memories.selectors.retrieval import memory_search
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_SCHEMAS
 from memory_project.exceptions import ServiceError
+from sessions.models import ChatSession, ConversationTurn, Role
+from sessions.selectors.sessions import turn_list
+from sessions.services.sessions import turn_append_many
 
 logger = logging.getLogger(__name__)
 
@@ -33,6 +38,35 @@ class Reply:
     responder: str  # "openai" or "offline"
     tools_used: list[str] = field(default_factory=list)
     recalled: list[dict] = field(default_factory=list)
+
+
+@dataclass
+class Answer:
+    reply: Reply
+    context: dict  # the memory context block the answer was given with
+    turn: ConversationTurn  # the assistant's turn that holds it
+
+
+def chat_answer(*, owner, session: ChatSession, message: str, actor: str) -> Answer:
+    """Answer `message`, the user's turn just stored in `session` (stored first, so nothing they
+    said is lost whatever fails here), and store the answer as the assistant's turn."""
+    recent = turn_list(session=session).filter(role__in=(Role.USER, Role.ASSISTANT)).order_by("-sequence")
+    history = [{"role": t.role, "content": t.content} for t in reversed(recent[:HISTORY_TURNS])]
+    context = context_build(owner=owner, query=message, agent=session.agent, session_id=session.pk)
+    reply = respond(owner=owner, message=message, history=history, context=context, actor=actor, agent=session.agent)
+    reply.text = (reply.text or "(no answer)")[: settings.MAX_CONTENT_CHARS]
+    (turn,) = turn_append_many(
+        session=session,
+        turns=[
+            {
+                "role": Role.ASSISTANT,
+                "content": reply.text,
+                "speaker": "assistant",
+                "metadata": {"responder": reply.responder, "tools_used": reply.tools_used},
+            }
+        ],
+    )
+    return Answer(reply=reply, context=context, turn=turn)
 
 
 def respond(*, owner, message: str, history: list[dict], context: dict, actor: str, agent: str = "") -> Reply:

@@ -1,10 +1,12 @@
-"""The JSON endpoints behind the dashboard's scripts."""
+"""The dashboard's memory JSON (dashboard.endpoints.memories): browse, read, edit, act, revert, bulk; overview."""
 
 import json
 from datetime import timedelta
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from memories.models import Memory, MemoryEvent
@@ -302,3 +304,42 @@ def test_overview_and_distribution(alice, alice_client):
     assert data["activity"]["added"][-1] == 3 and len(data["activity"]["days"]) == 30
     dist = alice_client.get("/dashboard/api/strength-distribution/").json()
     assert sum(dist["active"]) == 3 and len(dist["edges"]) == 21
+
+
+# --- query budgets: the counts do not grow with the owner's memories ---------------------------------
+
+
+def _queries(call) -> int:
+    with CaptureQueriesContext(connection) as captured:
+        response = call()
+    assert response.status_code == 200, response.content
+    return len(captured.captured_queries)
+
+
+@pytest.mark.parametrize(
+    ("url", "budget"),
+    [("/dashboard/api/memories/", 6), ("/dashboard/api/overview/", 12), ("/dashboard/api/strength-distribution/", 4)],
+)
+def test_read_budgets(alice, alice_client, url, budget, django_assert_max_num_queries):
+    # given three memories, then twenty more
+    scene(alice)
+    alice_client.get(url)
+    small = _queries(lambda: alice_client.get(url))
+    for _ in range(20):
+        MemoryFactory(owner=alice)
+
+    # when the endpoint is read, then it stays within its budget and the count did not grow
+    with django_assert_max_num_queries(budget):
+        alice_client.get(url)
+    assert _queries(lambda: alice_client.get(url)) == small
+
+
+def test_one_memory_and_an_action_on_it_have_budgets(alice, alice_client, django_assert_max_num_queries):
+    tea = scene(alice)["tea"]
+    url = f"/dashboard/api/memories/{tea.pk}/"
+    alice_client.get(url)
+
+    with django_assert_max_num_queries(4):
+        assert alice_client.get(url).status_code == 200
+    with django_assert_max_num_queries(16):
+        assert send(alice_client, "post", f"{url}action/", {"action": "archive"}).status_code == 200
