@@ -26,11 +26,12 @@ logger = logging.getLogger(__name__)
 
 @worker_init.connect
 def _lower_worker_priority(**_) -> None:
-    """A worker beside the web tier on the same cores must not slow its requests down: its work
-    (turn vectors, extraction) can wait a little, an answer cannot. Its pool processes inherit this."""
+    """A worker beside the web tier on the same cores may yield them to its requests (WORKER_NICE);
+    its pool processes inherit this."""
     from django.conf import settings
 
-    os.nice(settings.BACKGROUND_NICE)
+    if settings.WORKER_NICE:
+        os.nice(settings.WORKER_NICE)
 
 
 class BrokerTolerantTask(Task):

@@ -16,8 +16,12 @@ WEB_ACCESS_LOG = env_bool("WEB_ACCESS_LOG", True)
 # background_process.py), so it yields the cores to requests; 0 runs it on each web process's
 # background thread and in the request after commit, as tests and management commands do.
 BACKGROUND_PROCESS = env_bool("BACKGROUND_PROCESS", True)
-# The niceness of that process, and of a Celery worker (memory_project/celery.py) in distributed mode.
+# The niceness of that process.
 BACKGROUND_NICE = env_int("BACKGROUND_NICE", 10, minimum=0, maximum=19)
+# A Celery worker's (memory_project/celery.py). 0 by default: with the worker on the web tier's two
+# cores, 10 gave no more requests per second under bench/load.py, and twice the turns left waiting
+# for a vector (distributed mode has no lag bound).
+WORKER_NICE = env_int("WORKER_NICE", 0, minimum=0, maximum=19)
 # How often that process looks for work when it found none the last time.
 BACKGROUND_POLL_SECONDS = env_float("BACKGROUND_POLL_SECONDS", 0.2, minimum=0.01)
 # A turn waiting longer than this for its vector (that process starved of CPU by the requests) is
