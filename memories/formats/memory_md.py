@@ -342,7 +342,8 @@ def parse_user_md(text: str) -> dict[str, list[str]]:
     return sections
 
 
-def _atomic_write(path: Path, data: bytes) -> None:
+def file_write_atomic(path: Path, data: bytes) -> None:
+    """`data` into `path` through a temporary file beside it and a rename: never half a file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
@@ -364,6 +365,6 @@ def file_write_with_backup(path, text: str) -> Path | None:
     if path.exists():
         backup = path.with_name(path.name + ".bak")
         # The copy is atomic too, so a crash never leaves a torn backup next to a good file.
-        _atomic_write(backup, path.read_bytes())
-    _atomic_write(path, text.encode("utf-8"))
+        file_write_atomic(backup, path.read_bytes())
+    file_write_atomic(path, text.encode("utf-8"))
     return backup

@@ -297,8 +297,8 @@ def test_reembed_recomputes_memories_turns_and_episodes(user, other_user):
 
 
 def test_reembed_refuses_a_provider_of_another_width(user, monkeypatch):
-    from memories.management.commands import memory as command
+    from memories.services import reembed
 
-    monkeypatch.setattr(command, "embedding_get_many", lambda *, texts, **_: [[0.1] * 512 for _ in texts])
+    monkeypatch.setattr(reembed, "embedding_get_many", lambda *, texts, **_: [[0.1] * 512 for _ in texts])
     with pytest.raises(CommandError, match="returns 512 dimensions but the database stores 384"):
         run("reembed", "--all")

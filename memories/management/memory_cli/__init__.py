@@ -1,0 +1,1 @@
+"""The subcommands of `manage.py memory`, a module per group, mixed into its Command."""
