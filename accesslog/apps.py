@@ -7,6 +7,7 @@ class AccessLogConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): models and services load only once the app registry is.
         from accesslog import checks  # noqa: F401  (registers the system check)
         from accesslog.services import access_log_erasure_hook, access_log_served
         from erasure.hooks import erasure_hook_register

@@ -18,6 +18,8 @@ from django.db.models import Max
 from django.utils import timezone
 
 from accesslog.models import QueryLog, QueryLogHit
+from erasure.models import ErasureReceipt
+from memories.models import Memory
 from memory_project.background import background_send
 from memory_project.batching import BatchBuffer
 
@@ -63,6 +65,7 @@ def _take() -> list[list]:
 def access_log_flush(*, inline: bool = False) -> int:
     """Send what this process logged so far; `inline` writes it now (a page that reads right after).
     Returns the number of calls sent."""
+    # accesslog.tasks imports this module: the task is imported when a batch is sent.
     from accesslog.tasks import access_log_apply_task
 
     entries = _take()
@@ -77,9 +80,6 @@ def access_log_flush(*, inline: bool = False) -> int:
 
 def access_log_apply(*, entries: list[list]) -> int:
     """Write a batch; calls of owners erased since, and memories deleted since, are left out."""
-    from erasure.models import ErasureReceipt
-    from memories.models import Memory
-
     owner_ids = {e[1] for e in entries}
     owners = set(get_user_model()._base_manager.filter(pk__in=owner_ids).values_list("pk", flat=True))
     # A call answered before its owner's data was erased is not written after the erasure.

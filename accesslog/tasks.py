@@ -2,18 +2,15 @@
 
 from celery import shared_task
 
+from accesslog.services import access_log_apply, access_log_prune
 from memory_project.celery import BrokerTolerantTask
 
 
 @shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
 def access_log_apply_task(entries: list[list]) -> int:
-    from accesslog.services import access_log_apply
-
     return access_log_apply(entries=entries)
 
 
 @shared_task
 def access_log_prune_task() -> int:
-    from accesslog.services import access_log_prune
-
     return access_log_prune()

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from django.urls import Resolver404, resolve
 
 from analytics.models import RequestKind
+from analytics.services import request_record
 
 logger = logging.getLogger(__name__)
 
@@ -87,8 +88,6 @@ class RequestAnalyticsMiddleware:
             # DRF authenticates inside the view and sets the user on the Django request.
             owner_id = _owner_id(request)
             if owner_id is not None:
-                from analytics.services import request_record
-
                 request_record(owner_id=owner_id, agent=agent, kind=kind, ms=ms, error=response.status_code >= 400)
         except Exception:  # counting must never fail the request it counts
             logger.warning("request analytics: could not count %s %s", request.method, request.path, exc_info=True)

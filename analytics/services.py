@@ -62,6 +62,7 @@ def _take() -> list[list]:
 def request_stats_flush(*, inline: bool = False) -> int:
     """Send what this process counted so far; `inline` adds it in now (the analytics page reads
     right after). Returns the number of rows sent."""
+    # analytics.tasks imports this module: the task is imported when a batch is sent.
     from analytics.tasks import request_stats_apply_task
 
     rows = _take()

@@ -6,6 +6,7 @@ class AttachmentsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): models and services load only once the app registry is.
         from attachments import signals  # noqa: F401
         from attachments.services import attachment_erasure_hook
         from erasure.hooks import erasure_hook_register

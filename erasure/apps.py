@@ -7,6 +7,7 @@ class ErasureConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): models and services load only once the app registry is.
         from erasure import hooks
 
         hooks.builtin_hooks_register()

@@ -7,6 +7,7 @@ class HotCacheConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): models and services load only once the app registry is.
         from erasure.hooks import erasure_hook_register
         from hotcache import services
         from memory_project.events import event_listener_register

@@ -7,6 +7,7 @@ class IntegrationsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): models and services load only once the app registry is.
         from integrations.services.erasure_hooks import integration_erasure_hooks_register
         from integrations.services.webhooks import webhook_event_received
         from memory_project.events import event_listener_register

@@ -12,6 +12,8 @@ from channels.security.websocket import OriginValidator
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
+from memories.models import ApiKey
+from memories.services.api_keys import api_key_hash
 from memory_project.events import STAFF_GROUP, api_key_group, owner_group
 
 CLOSE_UNAUTHENTICATED = 4401
@@ -20,9 +22,6 @@ CLOSE_UNAUTHENTICATED = 4401
 @database_sync_to_async
 def _user_for_key(raw_key: str):
     """(owner, key id) for a valid key, (AnonymousUser, None) otherwise."""
-    from memories.models import ApiKey
-    from memories.services.api_keys import api_key_hash
-
     api_key = (
         ApiKey.objects.select_related("owner").filter(key_hash=api_key_hash(raw_key), revoked_at__isnull=True).first()
     )
@@ -33,8 +32,6 @@ def _user_for_key(raw_key: str):
 
 @database_sync_to_async
 def _key_still_valid(key_id) -> bool:
-    from memories.models import ApiKey
-
     return ApiKey.objects.filter(pk=key_id, revoked_at__isnull=True, owner__is_active=True).exists()
 
 

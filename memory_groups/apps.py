@@ -6,6 +6,7 @@ class MemoryGroupsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
+        # Imported in ready(): models and services load only once the app registry is.
         from memories.selectors.memories import memory_group_resolver_register
         from memory_groups.selectors import group_filter_ids
         from memory_groups.services import group_event_listener

@@ -88,6 +88,7 @@ class WebServer(BaseApplication):
             self.cfg.set(key, value)
 
     def load(self):
+        # Loaded in each worker after the fork: the ASGI app sets Django up and opens connections.
         from web.asgi import application
 
         return application

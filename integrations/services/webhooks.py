@@ -120,6 +120,7 @@ def _dispatch_all(ids: list[str]) -> None:
 
 
 def webhook_delivery_dispatch(*, delivery_id: str) -> None:
+    # integrations.tasks imports this module: the task is imported when a delivery is sent.
     from integrations.tasks import webhook_deliver
 
     if settings.CELERY_TASK_ALWAYS_EAGER and settings.WEBHOOK_EAGER_IN_BACKGROUND:

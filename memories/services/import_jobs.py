@@ -60,6 +60,7 @@ def import_job_create(
 
 
 def import_job_dispatch(*, job_id) -> None:
+    # memories.tasks imports this module: the task is imported when a job is sent.
     from memories.tasks import import_job_task
 
     if settings.CELERY_TASK_ALWAYS_EAGER:

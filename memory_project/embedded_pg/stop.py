@@ -23,6 +23,7 @@ def main() -> int:
     data_dir = settings.EMBEDDED_PG_DIR
     if not (data_dir / "postmaster.pid").exists():
         return 0  # not running
+    # The server module loads pgserver's binaries; a stop with nothing running needs none of it.
     from memory_project.embedded_pg.server import embedded_server, server_users
 
     embedded_server(data_dir)  # drops dead users, joins as one
