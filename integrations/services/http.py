@@ -10,6 +10,8 @@ import threading
 
 import httpx2
 
+from integrations.services.webhook_targets import GuardedTransport
+
 _lock = threading.Lock()
 _client: httpx2.Client | None = None
 _pid: int | None = None
@@ -32,8 +34,6 @@ def webhook_http_client() -> httpx2.Client:
     """The client for webhook deliveries: it connects to public addresses only (see webhook_targets)
     and never follows a redirect."""
     global _webhook_client, _webhook_pid
-    from integrations.services.webhook_targets import GuardedTransport
-
     with _lock:
         if _webhook_client is None or _webhook_pid != os.getpid():
             _webhook_client = httpx2.Client(transport=GuardedTransport(), follow_redirects=False, trust_env=False)

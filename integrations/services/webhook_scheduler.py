@@ -21,6 +21,7 @@ from django.db.models import Min, Q
 from django.utils import timezone
 
 from integrations.models import WebhookDelivery
+from integrations.services.webhooks import webhook_delivery_attempt
 
 logger = logging.getLogger(__name__)
 
@@ -108,8 +109,6 @@ class _Scheduler:
         return min(IDLE_SECONDS, max(0.05, (upcoming - timezone.now() + timedelta(milliseconds=10)).total_seconds()))
 
     def _attempt(self, delivery_id, subscription_id) -> None:
-        from integrations.services.webhooks import webhook_delivery_attempt
-
         try:
             webhook_delivery_attempt(delivery_id=delivery_id)
         except Exception:

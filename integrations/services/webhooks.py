@@ -124,6 +124,7 @@ def webhook_delivery_dispatch(*, delivery_id: str) -> None:
     from integrations.tasks import webhook_deliver
 
     if settings.CELERY_TASK_ALWAYS_EAGER and settings.WEBHOOK_EAGER_IN_BACKGROUND:
+        # The scheduler imports this module to attempt deliveries: imported when it is woken.
         from integrations.services.webhook_scheduler import webhook_scheduler_wake
 
         webhook_scheduler_wake()
