@@ -6,6 +6,7 @@ from django.db.models import Q
 from django.utils import timezone
 from pgvector.django import VectorField
 
+from memory_project.jobs import JobStatus
 from memory_project.search_fields import embedding_index, search_vector_field
 
 
@@ -145,11 +146,7 @@ class ExtractionJob(models.Model):
         COMPACTION = "compaction"
         MANUAL = "manual"
 
-    class JobStatus(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
+    JobStatus = JobStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="extraction_jobs")

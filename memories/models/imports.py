@@ -6,16 +6,13 @@ from django.conf import settings
 from django.db import models
 
 from memories.models.memory import Memory
+from memory_project.jobs import JobStatus
 
 
 class ImportJob(models.Model):
     """An import too large to run in its request: the uploaded text, its progress and its report."""
 
-    class JobStatus(models.TextChoices):
-        PENDING = "pending"
-        RUNNING = "running"
-        DONE = "done"
-        FAILED = "failed"
+    JobStatus = JobStatus
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")

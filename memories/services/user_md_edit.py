@@ -124,17 +124,21 @@ def _match(old: list, new: list) -> tuple[list, list, list]:
     return pairs, removed, added
 
 
-def user_md_get(*, owner, agent: str = "") -> dict:
-    state = _state(owner, agent)
+def _view(state: dict, agent: str, **extra) -> dict:
+    """The view's answer: the file as shown and its version, with what the caller adds."""
     return {
         "view": "user-md",
         "file": FILE,
         "agent": agent,
         "content": state["content"],
         "version": state["version"],
-        "entries": len(state["shown"]),
-        "hidden": state["hidden"],
+        **extra,
     }
+
+
+def user_md_get(*, owner, agent: str = "") -> dict:
+    state = _state(owner, agent)
+    return _view(state, agent, entries=len(state["shown"]), hidden=state["hidden"])
 
 
 def _lock(owner, agent: str) -> None:
@@ -188,13 +192,4 @@ def user_md_apply(*, owner, content: str, version: str, actor: str, agent: str =
             owner=owner, content=text, actor=actor, category=category, agent=agent, source=Source.USER_EXPLICIT
         )
         changes["added"].append({"id": str(result.memory.pk), "action": result.action})
-    fresh = _state(owner, agent)
-    return {
-        "view": "user-md",
-        "file": FILE,
-        "agent": agent,
-        "content": fresh["content"],
-        "version": fresh["version"],
-        "changes": changes,
-        "warnings": [],
-    }
+    return _view(_state(owner, agent), agent, changes=changes, warnings=[])

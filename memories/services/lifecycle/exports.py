@@ -18,6 +18,8 @@ from memories.formats.memory_md import (
 from memories.models import PROCEDURAL_CATEGORIES, CoreMemory, Memory, Status
 from memories.services.lifecycle.common import StepContext
 
+# The file each CoreMemory text is written to, in this order, when there is an export directory.
+FILE_NAMES = {"memory_md": "MEMORY.md", "user_md": "USER.md", "learnings_md": "learnings.md"}
 USER_MD_CATEGORIES = ("preference", "fact", "project", "workflow", "rule")
 
 
@@ -112,21 +114,13 @@ def exports_step(run: StepContext) -> tuple[dict, dict]:
             updated_at=updated_at,
             per_section=cfg["EXPORT_USER_PER_SECTION"],
         )
-        CoreMemory.objects.update_or_create(
-            owner=owner,
-            agent=agent,
-            defaults={
-                "memory_md": memory_md,
-                "user_md": user_md,
-                "learnings_md": learnings_md,
-                "generated_at": run.now,
-            },
-        )
+        texts = {"memory_md": memory_md, "user_md": user_md, "learnings_md": learnings_md}
+        CoreMemory.objects.update_or_create(owner=owner, agent=agent, defaults={**texts, "generated_at": run.now})
         counts["agents"] += 1
         counts["entries"] += len(semantic) + len(procedural)
         if export_dir:
             folder = export_dir_for(export_dir, username=owner.get_username(), agent=agent)
-            for name, text in (("MEMORY.md", memory_md), ("USER.md", user_md), ("learnings.md", learnings_md)):
-                file_write_with_backup(folder / name, text)
+            for field, text in texts.items():
+                file_write_with_backup(folder / FILE_NAMES[field], text)
                 counts["files"] += 1
     return counts, {}
