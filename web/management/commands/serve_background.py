@@ -7,7 +7,7 @@ from django.core.management.base import BaseCommand
 
 from memories.providers.embeddings import embedder_warm_up
 from memory_project.background_process import background_process_run
-from memory_project.celery import periodic_runner_start
+from memory_project.celery import PeriodicRunner
 
 
 class Command(BaseCommand):
@@ -20,14 +20,19 @@ class Command(BaseCommand):
         parser.add_argument("--parent", type=int, help="Exit when this process (the server) is gone.")
 
     def handle(self, *args, parent, **options):
-        # The web workers answer requests at the default priority; this work can wait for them.
-        os.nice(settings.BACKGROUND_NICE)
         stop = threading.Event()
         for signum in (signal.SIGTERM, signal.SIGINT):
             signal.signal(signum, lambda *_: stop.set())  # the round under way finishes first
+        # Started at the default priority: reniced first, the start (the model, every task module)
+        # took over a minute on a busy machine, and the periodic tasks waited that long for it when
+        # it replaced a process that died.
         embedder_warm_up()
         # The periodic schedule (sweeps, the nightly lifecycle) runs here too, not in the web workers.
-        runner = periodic_runner_start()
+        runner = PeriodicRunner()
+        # From here this thread, and the threads it starts (Linux renices per thread), yield the
+        # cores to the web workers: this work can wait for their requests.
+        os.nice(settings.BACKGROUND_NICE)
+        runner.start()
         try:
             background_process_run(poll_seconds=settings.BACKGROUND_POLL_SECONDS, stop=stop, parent_pid=parent)
         finally:
