@@ -36,10 +36,7 @@ def background_process_attach(attached: bool = True) -> None:
     """From now on this process leaves turn vectors and extraction jobs to the background process,
     which finds them in the database (stored turns without a vector, pending jobs)."""
     global _attached
-    from memory_project.background_process import background_process_overdue_reset
-
     _attached = attached
-    background_process_overdue_reset()
 
 
 def background_process_attached() -> bool:

@@ -2,6 +2,9 @@
 
 import pytest
 
+from memories.services.turn_embeddings import turn_embeddings_overdue_reset
+from memories.tasks import extraction_job_run
+from memory_project.background import background_process_attach
 from tests.conftest import client_for
 from tests.factories import UserFactory
 
@@ -31,8 +34,15 @@ def fast_password_hasher(settings):
 @pytest.fixture
 def dispatched(monkeypatch):
     """Job ids handed to the extraction task, instead of running it (the extractor is tested elsewhere)."""
-    from memories.tasks import extraction_job_run
-
     calls = []
     monkeypatch.setattr(extraction_job_run, "delay", lambda job_id: calls.append(job_id))
     return calls
+
+
+@pytest.fixture
+def attached():
+    """This process is a web worker of a server with a background process."""
+    background_process_attach()
+    turn_embeddings_overdue_reset()  # a check cached by an earlier test would answer for this one
+    yield
+    background_process_attach(False)

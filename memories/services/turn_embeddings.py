@@ -14,15 +14,16 @@ batch in one model call, which is where the cost per turn falls under load.
 
 import math
 import threading
+import time
 from typing import Any
 
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from memories.services.embeddings import embedding_get_many
 from memory_project.background import background_process_attached, background_send
-from memory_project.background_process import background_process_overdue
 from sessions.models import ChatSession, ConversationTurn
 
 FILL_BATCH = 128
@@ -113,7 +114,7 @@ _fill_queued = threading.Event()
 def turn_embeddings_request() -> None:
     """Ask, once the current transaction commits, for the turns it stored to get their vectors."""
     # An attached web worker leaves the turns to the background process, unless they wait too long.
-    if not background_process_attached() or background_process_overdue():
+    if not background_process_attached() or turn_embeddings_overdue():
         transaction.on_commit(_send)
 
 
@@ -126,6 +127,42 @@ def _send() -> None:
     elif not _fill_queued.is_set():
         _fill_queued.set()
         background_send(turn_embeddings_task)
+
+
+def turn_embeddings_overdue() -> bool:
+    """Whether a stored turn has waited for its vector longer than BACKGROUND_MAX_LAG_SECONDS: the
+    background process is starved of CPU (requests come first) or gone. An attached web worker then
+    fills the turns itself, so vector search lags by a bounded time, however busy the server. Asked
+    on every turn post and answered from the database at most once a second per process."""
+    global _overdue, _overdue_checked_at
+    if not settings.BACKGROUND_MAX_LAG_SECONDS:
+        return False
+    now = time.monotonic()
+    with _overdue_lock:
+        if now - _overdue_checked_at < OVERDUE_CHECK_SECONDS:
+            return _overdue
+        _overdue_checked_at = now
+    oldest = (
+        ConversationTurn.objects.filter(embedding__isnull=True)
+        .order_by("received_at")
+        .values_list("received_at", flat=True)
+        .first()
+    )
+    _overdue = oldest is not None and (timezone.now() - oldest).total_seconds() > settings.BACKGROUND_MAX_LAG_SECONDS
+    return _overdue
+
+
+def turn_embeddings_overdue_reset() -> None:
+    """Ask the database at the next call (a newly attached process, tests)."""
+    global _overdue, _overdue_checked_at
+    with _overdue_lock:
+        _overdue, _overdue_checked_at = False, -OVERDUE_CHECK_SECONDS
+
+
+OVERDUE_CHECK_SECONDS = 1.0
+_overdue_lock = threading.Lock()
+_overdue = False
+_overdue_checked_at = -OVERDUE_CHECK_SECONDS
 
 
 def fill_started() -> None:

@@ -1,3 +1,3 @@
-from tests.fixtures import fast_password_hasher
+from tests.fixtures import attached, fast_password_hasher
 
-__all__ = ["fast_password_hasher"]
+__all__ = ["attached", "fast_password_hasher"]

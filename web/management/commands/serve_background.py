@@ -6,6 +6,7 @@ from django.conf import settings
 from django.core.management.base import BaseCommand
 
 from memories.providers.embeddings import embedder_warm_up
+from memories.services.background_round import background_step
 from memory_project.background_process import background_process_run
 from memory_project.celery import PeriodicRunner
 
@@ -34,6 +35,8 @@ class Command(BaseCommand):
         os.nice(settings.BACKGROUND_NICE)
         runner.start()
         try:
-            background_process_run(poll_seconds=settings.BACKGROUND_POLL_SECONDS, stop=stop, parent_pid=parent)
+            background_process_run(
+                step=background_step, poll_seconds=settings.BACKGROUND_POLL_SECONDS, stop=stop, parent_pid=parent
+            )
         finally:
             runner.stop()

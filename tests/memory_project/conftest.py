@@ -1,0 +1,3 @@
+from tests.fixtures import attached
+
+__all__ = ["attached"]
