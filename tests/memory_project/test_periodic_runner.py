@@ -9,7 +9,6 @@ from celery.schedules import crontab
 from django.db import connection
 from django.utils import timezone
 
-from memory_project import celery as celery_module
 from memory_project.celery import PERIODIC_LEADER_KEY, PeriodicRunner, app, periodic_runner_start
 from memory_project.dbconn import LEADER_LOCK_NAMESPACE
 from sessions.models import ExtractionJob
@@ -86,21 +85,6 @@ def test_the_runner_repeats_on_its_interval_and_survives_failures(monkeypatch):
         runner.stop()
 
     assert runs[1] - runs[0] >= 0.15
-
-
-def test_web_workers_start_the_runner_only_without_redis(settings, monkeypatch):
-    from web import webserver
-
-    started = []
-    monkeypatch.setattr(webserver, "embedder_warm_up", lambda: None)
-    monkeypatch.setattr(celery_module, "periodic_runner_start", lambda: started.append(True))
-
-    settings.REDIS_URL = ""
-    webserver._post_worker_init(worker=None)
-    settings.REDIS_URL = "redis://127.0.0.1:6379/9"
-    webserver._post_worker_init(worker=None)
-
-    assert started == [True]
 
 
 @pytest.mark.django_db(transaction=True)
