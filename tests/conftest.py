@@ -2,7 +2,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from integrations.services.webhook_scheduler import webhook_scheduler_close
-from memories.selectors.retrieval import search_workers_close
+from memories.selectors.search.workers import search_workers_close
 from memories.services.embeddings import embedding_cache_clear_local
 from memory_project.background import background_close
 from memory_project.pg_layer import channel_layers_close

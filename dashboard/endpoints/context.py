@@ -17,4 +17,4 @@ class ContextPreviewApi(DashboardApi):
         owner = self.owner()
         if data.get("session_id") is not None:
             session_get(owner=owner, session_id=data["session_id"])  # another owner's session is a 404
-        return Response(context_build(owner=owner, record_access=False, **data))
+        return Response(context_build(owner=owner, **data))

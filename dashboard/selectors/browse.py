@@ -10,7 +10,8 @@ from memories.models import (
     Memory,
     Status,
 )
-from memories.selectors.retrieval import SEARCHABLE_STATUSES, memory_search
+from memories.selectors.retrieval import memory_search
+from memories.selectors.search.statements import SEARCHABLE_STATUSES
 from memory_groups.models import MemoryGroupMember
 from memory_groups.selectors import group_filter_ids
 
@@ -137,8 +138,6 @@ def _browse_search(owner, query: BrowseQuery) -> dict:
         categories=[query.category] if query.category else None,
         include_archived=True,
         agent=query.agent,
-        # Browsing is a person looking, not an agent recalling: it must not count as a use.
-        record_access=False,
         group_ids=group_filter_ids(owner=owner, ref=query.group),
     )
     ranked = found["results"]

@@ -358,7 +358,7 @@ def _pending_clear(link: TelegramLink) -> None:
 def _forget_ask(link: TelegramLink, query: str) -> tuple[str, str]:
     if not query:
         return "forget_usage", "Tell me what to forget: /forget <text>"
-    found = memory_search(owner=link.owner, query=query, top_k=1, scope="memories", record_access=False)["results"]
+    found = memory_search(owner=link.owner, query=query, top_k=1, scope="memories")["results"]
     best = found[0] if found else None
     if best is None or best["scores"]["relevance"] < settings.MEMORY_DECISION["FORGET_MIN_RELEVANCE"]:
         return "forget_not_found", f"I found no memory matching «{query}»."

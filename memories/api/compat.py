@@ -19,9 +19,9 @@ from memories.api.views import actor_of
 from memories.formats.categories import categories_for_filter, category_from_seed
 from memories.formats.memory_json import MEMORY_JSON_VERSION, format_timestamp
 from memories.models import PROCEDURAL_CATEGORIES, Category, CoreMemory, LifecycleRun, Memory, Source, Status
-from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
+from memories.services.search import memory_search_run
 from memories.services.transfer import memory_to_seed_004
 from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer, request_owner
 from memory_project.exceptions import ServiceError
@@ -114,28 +114,34 @@ def _run_lifecycle(request, step: str) -> Response:
     return Response(body, status=status.HTTP_409_CONFLICT if busy else status.HTTP_200_OK)
 
 
-class CompatConsolidateApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={200: CompatLifecycleOutputSerializer, 409: CompatLifecycleOutputSerializer},
-        summary="Seed 004: POST /api/memory/consolidate",
-        description="Runs the lifecycle now (its dedup step merges near-duplicates; decay, archive and the "
-        "other steps run too); `counts` are the dedup step's. Same as POST /api/v1/lifecycle/run/.",
-    )
-    def post(self, request):
-        return _run_lifecycle(request, "dedup")
+def _lifecycle_api(step: str, *, summary: str, description: str) -> type[APIView]:
+    """A seed 004 endpoint that runs the lifecycle now and answers with one step's counts."""
+
+    class CompatLifecycleApi(APIView):
+        @extend_schema(
+            request=None,
+            responses={200: CompatLifecycleOutputSerializer, 409: CompatLifecycleOutputSerializer},
+            summary=summary,
+            description=description,
+        )
+        def post(self, request):
+            return _run_lifecycle(request, step)
+
+    return CompatLifecycleApi
 
 
-class CompatArchiveApi(APIView):
-    @extend_schema(
-        request=None,
-        responses={200: CompatLifecycleOutputSerializer, 409: CompatLifecycleOutputSerializer},
-        summary="Seed 004: POST /api/memory/archive",
-        description="Runs the lifecycle now; its daily-digest step summarises days older than 30 days "
-        "(promoting their important memories) and drops raw entries after 60. `counts` are that step's.",
-    )
-    def post(self, request):
-        return _run_lifecycle(request, "digests")
+CompatConsolidateApi = _lifecycle_api(
+    "dedup",
+    summary="Seed 004: POST /api/memory/consolidate",
+    description="Runs the lifecycle now (its dedup step merges near-duplicates; decay, archive and the "
+    "other steps run too); `counts` are the dedup step's. Same as POST /api/v1/lifecycle/run/.",
+)
+CompatArchiveApi = _lifecycle_api(
+    "digests",
+    summary="Seed 004: POST /api/memory/archive",
+    description="Runs the lifecycle now; its daily-digest step summarises days older than 30 days "
+    "(promoting their important memories) and drops raw entries after 60. `counts` are that step's.",
+)
 
 
 class ProceduralQuerySerializer(StrictSerializer):
@@ -293,8 +299,19 @@ class CompatEntriesApi(APIView):
 class CompatSearchSerializer(StrictSerializer):
     query = CleanCharField(max_length=4000)
     top_k = serializers.IntegerField(required=False, default=5, min_value=1, max_value=settings.MAX_TOP_K)
-    use_decay = serializers.BooleanField(required=False, default=True)
-    category = CleanCharField(max_length=40, required=False, allow_null=True, default=None)
+    use_decay = serializers.BooleanField(
+        required=False,
+        default=True,
+        help_text="true ranks as POST /api/v1/search/ does (relevance, importance, recency, strength); "
+        "false by relevance and importance only",
+    )
+    category = CleanCharField(
+        max_length=40,
+        required=False,
+        allow_null=True,
+        default=None,
+        help_text="a seed 004 category (procedural = skills, errors, rules and workflows) or one of ours",
+    )
     agent = CleanCharField(max_length=100, required=False, allow_blank=True, allow_null=True, default=None)
 
 
@@ -304,35 +321,16 @@ class CompatSearchApi(APIView):
         responses=CompatSearchOutputSerializer,
         parameters=[OpenApiParameter("owner", str, description="staff only")],
         summary="Seed 004: POST /api/memory/search",
-        description="Hybrid search over memories. `use_decay` true (default) ranks as POST /api/v1/search/ "
-        "does (relevance, importance, recency, strength); false ranks by relevance and importance only. "
-        "`category` filters by a seed 004 category (procedural = skills, errors, rules and workflows) or one "
-        "of ours.",
+        description="Hybrid search over memories, ranked with or without decay (`use_decay`).",
     )
     def post(self, request):
         serializer = CompatSearchSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        args = serializer.validated_data
-        categories = _category_filter(args["category"])
+        args = dict(serializer.validated_data)
         owner = request_owner(request)
-        top_k = args["top_k"]
-        found = memory_search(
-            owner=owner,
-            query=args["query"],
-            top_k=top_k if args["use_decay"] else min(settings.MAX_TOP_K, top_k * 4),
-            scope="memories",
-            categories=categories,
-            agent=args["agent"],
-        )
+        categories = _category_filter(args.pop("category"))
+        found = memory_search_run(owner=owner, scope="memories", categories=categories, **args)
         results = found["results"]
-        if not args["use_decay"]:
-            cfg = settings.MEMORY_RETRIEVAL
-            for result in results:
-                scores = result["scores"]
-                result["score"] = round(
-                    cfg["WEIGHT_RELEVANCE"] * scores["relevance"] + cfg["WEIGHT_IMPORTANCE"] * scores["importance"], 6
-                )
-            results = sorted(results, key=lambda r: (-r["score"], r["id"]))[:top_k]
         by_id = {
             str(m.pk): m
             for m in Memory.objects.filter(owner=owner, pk__in=[r["id"] for r in results]).defer(

@@ -23,7 +23,6 @@ from memories.api.serializers import (
     ToolWriteOutputSerializer,
 )
 from memories.models import Category, Source, Status
-from memories.selectors.context import context_build
 from memories.selectors.memories import (
     memory_get,
     memory_get_detail,
@@ -32,10 +31,10 @@ from memories.selectors.memories import (
     memory_list,
 )
 from memories.selectors.metrics import metrics_get
-from memories.selectors.retrieval import memory_search
 from memories.services.actions import memory_delete_hard, memory_forget
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_update
+from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
 from memories.signals import memories_served
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
@@ -185,7 +184,7 @@ class SearchApi(APIView):
         owner = request_owner(request)
         data = dict(serializer.validated_data)
         group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
-        found = memory_search(owner=owner, group_ids=group_ids, **data)
+        found = memory_search_run(owner=owner, group_ids=group_ids, **data)
         memories_served.send(
             sender=None,
             owner_id=owner.pk,
@@ -209,7 +208,7 @@ class ContextApi(APIView):
             # Another owner's session is a 404 here too, never silently treated as a fresh one.
             session_get(owner=owner, session_id=data["session_id"])
         group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
-        block = context_build(owner=owner, group_ids=group_ids, **data)
+        block = context_deliver(owner=owner, group_ids=group_ids, **data)
         memories_served.send(
             sender=None,
             owner_id=owner.pk,

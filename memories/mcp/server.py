@@ -80,7 +80,7 @@ def _message(detail) -> str:
 
 def _run(principal: Principal, name: str, arguments: dict) -> dict:
     """One tool call in a worker thread, with Django's per-request connection hygiene around it."""
-    from memories.selectors.context import context_build
+    from memories.services.search import context_deliver
     from memories.services.tools import tool_execute
     from memories.signals import memories_served
 
@@ -90,7 +90,7 @@ def _run(principal: Principal, name: str, arguments: dict) -> dict:
         if owner is None:
             raise ToolError("the API key's owner no longer exists or is inactive")
         if name == "get_context":
-            result = context_build(owner=owner, agent=principal.agent, **arguments)
+            result = context_deliver(owner=owner, agent=principal.agent, **arguments)
             memories_served.send(
                 sender=None,
                 owner_id=owner.pk,

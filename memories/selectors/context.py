@@ -3,14 +3,14 @@
 import uuid
 
 from django.conf import settings
+from django.utils import timezone
 
 from hotcache.services import hot_cache_get
 from memories.models import Memory, MemoryRelation, RelationType, Status
 from memories.selectors.retrieval import memory_search
-from memories.services.access import memory_access_record
 from memories.tools import TOOLS_DESCRIPTION
 from memory_project.text import estimate_tokens
-from sessions.models import ConversationTurn, Role
+from sessions.models import ChatSession, ConversationTurn, Role
 from sessions.selectors.sessions import scratchpad_get
 
 
@@ -29,9 +29,10 @@ def _pinned(owner, agent: str | None, group_ids: list | None = None) -> list[Mem
     )
 
 
-def _context_memories(owner, agent: str | None, query: str, record_access: bool, group_ids: list | None = None) -> dict:
+def _context_memories(owner, agent: str | None, query: str, group_ids: list | None, searches: list) -> dict:
     """The memories of a context block (JSON-ready, as the hot cache keeps them): the pinned ones
-    and, for a query, the ones recalled for it; `searched` are the memory ids the search returned."""
+    and, for a query, the ones recalled for it; `searched` are the memory ids the search returned.
+    The search's own result is appended to `searches` (it is not cached)."""
     pinned = _pinned(owner, agent, group_ids)
     recalled, searched = [], []
     if query:
@@ -43,9 +44,9 @@ def _context_memories(owner, agent: str | None, query: str, record_access: bool,
             scope="memories",
             include_archived=False,
             agent=agent,
-            record_access=record_access,
             group_ids=group_ids,
         )
+        searches.append(found)
         searched = [r["id"] for r in found["results"] if r["type"] == "memory"]
         # A superseded memory is history, not knowledge: it stays searchable but is never offered.
         superseded = set(
@@ -83,8 +84,6 @@ def _context_memories(owner, agent: str | None, query: str, record_access: bool,
 
 
 def _now():
-    from django.utils import timezone
-
     return timezone.now()
 
 
@@ -94,18 +93,24 @@ def _is_first_message(owner, session_id) -> bool:
     return ConversationTurn.objects.filter(owner=owner, session_id=session_id, role=Role.USER).count() <= 1
 
 
-def context_build(
+def context_build(*, owner, **options) -> dict:
+    """The context block for an agent's prompt, read only (options as `context_recall`): the
+    dashboard's context-window view previews it without counting the recalled memories as used."""
+    return context_recall(owner=owner, **options)[0]
+
+
+def context_recall(
     *,
     owner,
     query: str = "",
     agent: str | None = None,
     session_id=None,
     max_tokens: int | None = None,
-    record_access: bool = True,
     group_ids: list | None = None,
-) -> dict:
-    """The context block for an agent's prompt. `record_access=False` previews it (the dashboard's
-    context-window view) without counting the recalled memories as used.
+) -> tuple[dict, dict]:
+    """(the context block, its recall): the memory ids its search returned (`searched`, also when
+    the memories came from the hot cache) and that search's result when one ran (`search`), for
+    memories.services.search.context_deliver to record.
 
     `agent` reads as in `memory_search`: None pins and recalls from every agent namespace of the owner,
     a string (the empty one included) from that namespace only. The scratchpad is per namespace: None
@@ -113,6 +118,7 @@ def context_build(
     budget = max_tokens or int(settings.LLM_CONTEXT_WINDOW * settings.CONTEXT_MEMORY_SHARE)
     pad = scratchpad_get(owner=owner, agent=agent or "")
     recall_query = query if query and settings.CONTEXT_IMPLICIT_RECALL and _is_first_message(owner, session_id) else ""
+    searches: list[dict] = []
     found, hit = hot_cache_get(
         owner_id=owner.pk,
         parts={
@@ -122,11 +128,9 @@ def context_build(
             "pin": [settings.MEMORY_SCORING["PIN_MIN_STRENGTH"], settings.MEMORY_SCORING["PIN_MAX"]],
             "groups": sorted(str(g) for g in group_ids) if group_ids is not None else None,
         },
-        compute=lambda: _context_memories(owner, agent, recall_query, record_access, group_ids),
+        compute=lambda: _context_memories(owner, agent, recall_query, group_ids, searches),
     )
-    if hit and record_access and found["searched"]:
-        # What the search would have counted as used, had it run.
-        memory_access_record(memory_ids=found["searched"])
+    recall = {"searched": found["searched"], "search": searches[0] if searches else None}
     pinned, recalled = found["pinned"], found["recalled"]
 
     sections = [("# Memory tools", [TOOLS_DESCRIPTION])]
@@ -167,7 +171,7 @@ def context_build(
         spent["recalled"] += estimate_tokens(sections[-1][0])
     prompt = "\n\n".join(h + "\n" + "\n".join(lines) for h, lines in sections)
     short_term = short_term_window(owner=owner, session_id=session_id) if session_id else None
-    return {
+    block = {
         "system_prompt": prompt,
         "memories": memories_out,
         # Whether the memories came from the hot cache (no search or pinned query ran).
@@ -188,13 +192,12 @@ def context_build(
             "short_term_budget": settings.SESSION_SHORT_TERM_TOKENS,
         },
     }
+    return block, recall
 
 
 def short_term_window(*, owner, session_id, max_tokens: int | None = None) -> dict:
     """Seed 003 §4: the session's rolling summary plus its most recent turns that fit the
     short-term budget (SESSION_SHORT_TERM_TOKENS), newest kept first."""
-    from sessions.models import ChatSession
-
     budget = max_tokens or settings.SESSION_SHORT_TERM_TOKENS
     session = (
         ChatSession.objects.filter(owner=owner, pk=session_id).only("rolling_summary", "summarized_through").first()

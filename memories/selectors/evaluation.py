@@ -28,7 +28,8 @@ import numpy as np
 import Stemmer
 
 from memories.models import Memory
-from memories.selectors.retrieval import SEARCHABLE_STATUSES, memory_search
+from memories.selectors.retrieval import memory_search
+from memories.selectors.search.statements import SEARCHABLE_STATUSES
 from memories.services.embeddings import embedding_get
 from memory_project.text import cjk_ngrams
 from sessions.models import ConversationTurn
@@ -237,12 +238,12 @@ def retrieval_evaluate(*, owner, questions: list[Question], ks: tuple[int, ...] 
     depth = max(ks)
     corpora = _corpora(owner, {q.scope for q in questions})
     # One untimed search first: loading the embedding model and preparing statements is not latency.
-    memory_search(owner=owner, query=questions[0].text, top_k=depth, scope=questions[0].scope, record_access=False)
+    memory_search(owner=owner, query=questions[0].text, top_k=depth, scope=questions[0].scope)
     ranked: dict[str, list[list[str]]] = {s: [] for s in SYSTEMS}
     took: dict[str, list[float]] = {s: [] for s in SYSTEMS}
     for question in questions:
         started = time.perf_counter()
-        found = memory_search(owner=owner, query=question.text, top_k=depth, scope=question.scope, record_access=False)
+        found = memory_search(owner=owner, query=question.text, top_k=depth, scope=question.scope)
         took["service"].append((time.perf_counter() - started) * 1000)
         ranked["service"].append([r["id"] for r in found["results"]])
         corpus = corpora[question.scope]

@@ -459,7 +459,7 @@ def memory_forget_matching(
     *, owner, query: str, actor: str, agent: str | None = None, session=None, reason: str = ""
 ) -> Memory | None:
     """Forget the best match for `query` ("forget …", memory_forget); None when nothing matches well."""
-    found = memory_search(owner=owner, query=query, top_k=1, scope="memories", agent=agent, record_access=False)
+    found = memory_search(owner=owner, query=query, top_k=1, scope="memories", agent=agent)
     if not found["results"]:
         return None
     best = found["results"][0]

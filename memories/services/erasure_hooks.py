@@ -11,7 +11,7 @@ from django.conf import settings
 
 from erasure.hooks import ErasureContext, erasure_hook_register
 from memories.models import CoreMemory, DailyDigest, EmbeddingCache, Entity, LexemeFrequency, SearchStats
-from memories.selectors import retrieval
+from memories.selectors.search.collection import corpus_counts_forget
 from memories.services import embeddings, search_stats
 from memories.services.lifecycle import export_dir_for
 from memories.services.turn_embeddings import turn_embedding_text
@@ -189,9 +189,9 @@ def _process_caches(*, context: ErasureContext) -> None:
     """Figures this process keeps per owner (BM25 collection sizes)."""
 
     def forget():
-        for cache in (retrieval._stats_cache, search_stats._requested):
-            for key in [k for k in cache if context.owner_id in k]:
-                cache.pop(key, None)
+        corpus_counts_forget(owner_id=context.owner_id)
+        for key in [k for k in search_stats._requested if context.owner_id in k]:
+            search_stats._requested.pop(key, None)
 
     context.after_commit(forget)
 

@@ -2,7 +2,7 @@
 message just stored in a session and stores the answer as the assistant's turn.
 
 With OPENAI_API_KEY it is an OpenAI-compatible chat completion whose system prompt is the memory
-context block (memories.selectors.context.context_build) and which may call the memory tools
+context block (memories.services.search.context_deliver) and which may call the memory tools
 (memories.tools) a few rounds before answering. Without a key, or when the server cannot be
 reached, the offline responder answers from recalled memories and says plainly that it is the
 offline responder: the chat, and the memory it feeds, keep working with no network.
@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from rest_framework.exceptions import ValidationError
 
-from memories.selectors.context import context_build
-from memories.selectors.retrieval import memory_search
+from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_SCHEMAS
 from memory_project.exceptions import ServiceError
@@ -52,7 +51,7 @@ def chat_answer(*, owner, session: ChatSession, message: str, actor: str) -> Ans
     said is lost whatever fails here), and store the answer as the assistant's turn."""
     recent = turn_list(session=session).filter(role__in=(Role.USER, Role.ASSISTANT)).order_by("-sequence")
     history = [{"role": t.role, "content": t.content} for t in reversed(recent[:HISTORY_TURNS])]
-    context = context_build(owner=owner, query=message, agent=session.agent, session_id=session.pk)
+    context = context_deliver(owner=owner, query=message, agent=session.agent, session_id=session.pk)
     reply = respond(owner=owner, message=message, history=history, context=context, actor=actor, agent=session.agent)
     reply.text = (reply.text or "(no answer)")[: settings.MAX_CONTENT_CHARS]
     (turn,) = turn_append_many(
@@ -86,7 +85,7 @@ def respond(*, owner, message: str, history: list[dict], context: dict, actor: s
 
 
 def _offline_reply(*, owner, message: str, agent: str) -> Reply:
-    found = memory_search(
+    found = memory_search_run(
         owner=owner, query=message, top_k=OFFLINE_RECALL, scope="memories", include_archived=False, agent=agent
     )["results"]
     if not found:

@@ -14,23 +14,11 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memories.models import SearchCorpus, SearchStats
+from memories.selectors.search.collection import TABLES, corpus_size
 from memory_project.background import background_send
-
-TABLES = {SearchCorpus.MEMORY: "memories_memory", SearchCorpus.TURN: "chat_sessions_conversationturn"}
 
 # Per process: when a refresh was last asked for, so a burst of searches asks once.
 _requested: dict[tuple[int, str], float] = {}
-
-
-def corpus_size(cursor, *, corpus: str, owner_id: int) -> tuple[int, float]:
-    """(documents, average tsvector length) of the owner's memories or turns, counted now."""
-    cursor.execute(
-        f"SELECT count(*), coalesce(avg(length(search_vector)), 0) FROM {TABLES[SearchCorpus(corpus)]} "
-        "WHERE owner_id = %s",
-        [owner_id],
-    )
-    documents, average_length = cursor.fetchone()
-    return documents, float(average_length)
 
 
 def search_stats_refresh(*, owner_id: int, corpus: str, max_age_seconds: float | None = None) -> bool:

@@ -3,8 +3,8 @@
 from rest_framework import serializers
 
 from memories.models import Category, Source
-from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_forget_matching, memory_write
+from memories.services.search import memory_search_run
 from memories.signals import memories_served
 from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer
 from memory_project.exceptions import ServiceError
@@ -39,7 +39,7 @@ def _brief(result: dict) -> dict:
 def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = "") -> dict:
     if name == "search_memory":
         args = _validated(_SearchArgs, arguments)
-        found = memory_search(
+        found = memory_search_run(
             owner=owner,
             query=args["query"],
             top_k=args["top_k"],
@@ -53,7 +53,7 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "search_conversation_traces":
         args = _validated(_TraceArgs, arguments)
-        found = memory_search(owner=owner, query=args["query"], top_k=args["top_k"], scope="turns", agent=agent)
+        found = memory_search_run(owner=owner, query=args["query"], top_k=args["top_k"], scope="turns", agent=agent)
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "memory_write":
         args = _validated(_WriteArgs, arguments)

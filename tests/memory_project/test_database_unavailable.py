@@ -8,7 +8,7 @@ def test_database_outage_is_a_503_with_retry_after(api, monkeypatch):
     def refuse(**kwargs):
         raise OperationalError("FATAL: sorry, too many clients already")
 
-    monkeypatch.setattr(views, "memory_search", refuse)
+    monkeypatch.setattr(views, "memory_search_run", refuse)
 
     # when a search comes in
     response = api.post("/api/v1/search/", {"query": "tea"}, format="json")

@@ -53,7 +53,7 @@ class SearchCommands:
             raise CommandError("the query must be non-empty text")
         # The model loads before the clock starts: "in N ms" is the search, as a running server sees it.
         embedder_warm_up()
-        found = memory_search(owner=owner, query=query, top_k=top_k, scope=scope, record_access=False)
+        found = memory_search(owner=owner, query=query, top_k=top_k, scope=scope)
         if not found["results"]:
             self.stdout.write(f"No results for {query!r} ({found['took_ms']:.0f} ms).")
             return

@@ -1,63 +1,15 @@
-"""memory_search outside a transaction: the BM25 statement runs on a worker thread's own connection."""
-
-import os
-import signal
-import time
+"""memory_search: hybrid ranking over memories and turns, reading only."""
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
-from memories.models import SearchCorpus
+from memories.models import Memory
 from memories.selectors.retrieval import memory_search
-from memories.services.search_stats import search_stats_refresh
-from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory, UserFactory
+from memory_project.background import background_drain
+from tests.factories import MemoryFactory, UserFactory
+from tests.memories.selectors.search.scene import pottery_owner
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def _other_backends_whose_last_statement_scored_bm25() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND pid <> pg_backend_pid() AND query LIKE %s",
-            ["%memories_searchposting%"],
-        )
-        return cursor.fetchone()[0]
-
-
-def _ranking(response: dict) -> list[tuple]:
-    return [(r["type"], r["id"], r["score"], r["scores"]["lexical_rank"]) for r in response["results"]]
-
-
-def _scene():
-    owner = UserFactory(username="carol")
-    MemoryFactory(owner=owner, content="Takes pottery classes on Thursdays", category="skill")
-    MemoryFactory(owner=owner, content="Pottery studio is on Elm street", category="fact")
-    MemoryFactory(owner=owner, content="Drinks espresso without sugar", category="preference")
-    session = ChatSessionFactory(owner=owner)
-    ConversationTurnFactory(session=session, sequence=1, content="Where is the pottery studio again?")
-    ConversationTurnFactory(session=session, sequence=2, content="On Elm street, next to the bakery")
-    return owner
-
-
-def test_bm25_runs_on_a_worker_connection_and_ranks_exactly_as_on_one_connection(settings):
-    # given an owner's memories and turns, committed
-    owner = _scene()
-
-    # when the same search runs with the BM25 worker threads, then without them
-    parallel = memory_search(owner=owner, query="pottery studio street", scope="all", record_access=False)
-    assert _other_backends_whose_last_statement_scored_bm25() == 2
-    settings.MEMORY_RETRIEVAL = {**settings.MEMORY_RETRIEVAL, "PARALLEL_WORKERS": 0}
-    sequential = memory_search(owner=owner, query="pottery studio street", scope="all", record_access=False)
-
-    # then two workers' connections scored the words (memories and turns, side by side) and both
-    # rankings are the same, word matches included
-    assert _ranking(parallel) == _ranking(sequential)
-    assert [r["content"] for r in parallel["results"][:2]] == [
-        "Where is the pottery studio again?",
-        "Pottery studio is on Elm street",
-    ]
-    assert sum(1 for r in parallel["results"] if r["scores"]["lexical_rank"]) == 4
 
 
 def test_inside_a_transaction_the_search_sees_its_uncommitted_writes():
@@ -67,51 +19,40 @@ def test_inside_a_transaction_the_search_sees_its_uncommitted_writes():
     with transaction.atomic():
         # when a memory is written and searched for before the transaction commits
         MemoryFactory(owner=owner, content="Kayak rental opens at nine")
-        found = memory_search(owner=owner, query="kayak rental", record_access=False)
+        found = memory_search(owner=owner, query="kayak rental")
 
         # then the search found it by its words (on the caller's connection, not a worker's)
         assert [r["content"] for r in found["results"]] == ["Kayak rental opens at nine"]
         assert found["results"][0]["scores"]["lexical_rank"] == 1
 
 
-def test_stored_statistics_give_the_same_bm25_as_counting_when_nothing_changed_since():
-    # given an owner's memories, searched before any statistics were stored (frequencies counted)
-    owner = _scene()
-    counted = memory_search(owner=owner, query="pottery studio on elm street", record_access=False)
+def test_a_search_records_nothing_and_names_the_statistics_it_wants(settings):
+    # given an owner past the match budget without stored statistics
+    settings.MEMORY_RETRIEVAL = {**settings.MEMORY_RETRIEVAL, "LEXICAL_MATCH_BUDGET": 2}
+    owner = pottery_owner()
 
-    # when the statistics are stored and the same search runs again (frequencies read from them)
-    search_stats_refresh(owner_id=owner.pk, corpus=SearchCorpus.MEMORY)
-    stored = memory_search(owner=owner, query="pottery studio on elm street", record_access=False)
+    # when the selector searches
+    found = memory_search(owner=owner, query="pottery studio", scope="all")
+    background_drain()
 
-    # then the word scores and the ranking are the same
-    assert [(r["id"], r["scores"]["bm25"], r["score"]) for r in stored["results"]] == [
-        (r["id"], r["scores"]["bm25"], r["score"]) for r in counted["results"]
-    ]
-    assert [r["scores"]["lexical_rank"] for r in stored["results"]] == [1, 2, None]
+    # then it names the corpora whose statistics want a refresh, and counted no memory as used
+    assert found["stale_corpora"] == ["memory"]
+    assert len(found["results"]) == 5
+    assert sorted(Memory.objects.filter(owner=owner).values_list("access_count", flat=True)) == [0, 0, 0]
 
 
-def test_a_forked_child_searches_with_bm25_workers_of_its_own():
-    # given a parent process whose two BM25 workers have run (memories and turns), and have been
-    # handed back (their callbacks run just after the search has its results)
-    owner = _scene()
-    memory_search(owner=owner, query="pottery", scope="all", record_access=False)
-    time.sleep(0.2)
+def test_without_decay_the_score_is_relevance_and_importance_only():
+    # given an archived, faded memory and an active one, equally relevant
+    owner = UserFactory(username="erin")
+    MemoryFactory(owner=owner, content="Kayak rental opens at nine", importance=0.9, strength=0.2, status="archived")
+    MemoryFactory(owner=owner, content="Kayak rental closes at six", importance=0.3)
 
-    # when it forks (as a prefork Celery worker does) and the child searches
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            # The child opens its own connection; the parent's socket is left alone (kept, never
-            # closed here), and a hang ends the child after 20 s.
-            parent_connection = connection.connection  # noqa: F841
-            connection.connection = None
-            signal.alarm(20)
-            found = memory_search(owner=owner, query="pottery studio", scope="all", record_access=False)
-            code = 0 if found["results"][0]["scores"]["lexical_rank"] == 1 else 2
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
+    # when the search ranks without decay
+    found = memory_search(owner=owner, query="kayak rental", use_decay=False)
 
-    # then the child's search finished, word matches included
-    assert os.waitstatus_to_exitcode(status) == 0
+    # then the archived one wins on importance, each score being relevance and importance weighted
+    assert [r["content"] for r in found["results"]] == ["Kayak rental opens at nine", "Kayak rental closes at six"]
+    for result in found["results"]:
+        scores = result["scores"]
+        weighted = 0.6 * scores["relevance"] + 0.25 * scores["importance"]
+        assert result["score"] == pytest.approx(weighted, abs=1e-6)

@@ -30,5 +30,5 @@ def test_last_saturday_is_stored_as_its_date_and_found_by_a_when_question(user):
     assert memory.observed_at == MONDAY
     # and a question about when, or about that day, ranks it first
     for query in ("When did I adopt Biscuit?", "What happened on 2023-05-06?"):
-        results = memory_search(owner=user, query=query, top_k=3, record_access=False)["results"]
+        results = memory_search(owner=user, query=query, top_k=3)["results"]
         assert results[0]["id"] == str(memory.pk), query

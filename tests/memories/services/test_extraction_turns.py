@@ -219,7 +219,7 @@ def test_forget_in_a_turn_forgets_the_best_match_once(user):
         other.refresh_from_db()
         assert (other.status, event_types(other)) == ("active", ["add"])
     # and search never returns it
-    found = memory_search(owner=user, query="jazz", top_k=10, record_access=False)["results"]
+    found = memory_search(owner=user, query="jazz", top_k=10)["results"]
     assert str(jazz.pk) not in {r["id"] for r in found}
 
     # and when the session ends, re-reading that turn forgets nothing more

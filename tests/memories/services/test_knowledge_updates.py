@@ -69,7 +69,7 @@ def test_quitting_coffee_supersedes_every_coffee_memory_and_the_prompt_keeps_the
         "User only drinks green tea in the morning these days",
     ]
     # and search ranks the current value above the stale one
-    found = memory_search(owner=user, query="what does the user drink in the morning", record_access=False)
+    found = memory_search(owner=user, query="what does the user drink in the morning")
     order = [r["content"] for r in found["results"]]
     assert order.index("User only drinks green tea in the morning these days") < order.index(
         "User drinks a big cup of espresso every single morning"

@@ -40,7 +40,7 @@ def test_the_best_match_is_forgotten_and_nothing_else(user):
         assert (other.status, event_types(other)) == ("active", ["add"])
     # and search never returns it again, whatever the query
     for query in ("jazz", "User likes jazz", "music"):
-        found = memory_search(owner=user, query=query, top_k=10, record_access=False)["results"]
+        found = memory_search(owner=user, query=query, top_k=10)["results"]
         assert str(jazz.pk) not in {r["id"] for r in found}
 
 

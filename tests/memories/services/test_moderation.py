@@ -66,7 +66,7 @@ def test_an_instruction_like_write_goes_to_review_and_never_into_the_prompt(user
     context = context_build(owner=user, query=INJECTION)
     assert "Ignore all previous instructions" not in context["system_prompt"]
     assert context["memories"] == []
-    assert memory_search(owner=user, query=INJECTION, record_access=False)["results"] == []
+    assert memory_search(owner=user, query=INJECTION)["results"] == []
 
 
 def test_an_instruction_cannot_slip_into_an_active_memory_through_a_merge(user):

@@ -6,19 +6,11 @@ import pytest
 from django.utils import timezone
 
 from memories.models import LexemeFrequency, SearchCorpus, SearchStats
-from memories.services import search_stats
 from memories.services.search_stats import search_stats_refresh
 from memory_project.background import background_drain
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory
 
-
-@pytest.fixture(autouse=True)
-def fresh_requests():
-    """Refresh requests are throttled per process; each test starts with none made."""
-    search_stats._requested.clear()
-    yield
-    background_drain()
-    search_stats._requested.clear()
+pytestmark = pytest.mark.usefixtures("fresh_stats_requests")
 
 
 def _frequencies(owner, corpus=SearchCorpus.MEMORY) -> dict[str, int]:

@@ -66,10 +66,10 @@ def test_a_new_turn_is_found_by_words_at_once_and_by_meaning_once_embedded():
     turn_append_many(session=session, turns=[TURNS[0]])
 
     # when it is searched before and after its vector is stored
-    before = memory_search(owner=owner, query="puppy Biscuit", scope="turns", record_access=False)["results"]
+    before = memory_search(owner=owner, query="puppy Biscuit", scope="turns")["results"]
     gate.set()
     background_drain()
-    after = memory_search(owner=owner, query="puppy Biscuit", scope="turns", record_access=False)["results"]
+    after = memory_search(owner=owner, query="puppy Biscuit", scope="turns")["results"]
 
     # then full text found it both times, the vector side only the second time
     assert [(r["scores"]["lexical_rank"], r["scores"]["vector_rank"]) for r in before] == [(1, None)]

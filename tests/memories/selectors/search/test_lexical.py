@@ -40,7 +40,7 @@ def test_a_turn_is_scored_with_its_neighbours_words_as_lighter_fields():
     owner, turns = _scene()
 
     # when searching the turns for the word
-    found = memory_search(owner=owner, query="dolomites", scope="turns", top_k=8, record_access=False)
+    found = memory_search(owner=owner, query="dolomites", scope="turns", top_k=8)
 
     # then the turn itself ranks first, the turns one place away next (field weight 0.5), then
     # those two places away (0.2), and no turn of the other session is a full-text match
@@ -64,7 +64,7 @@ def test_a_turn_of_a_session_about_the_question_gets_its_session_score(settings)
 
     # when searching for the Dolomites with the neighbouring fields off
     settings.MEMORY_RETRIEVAL = {**settings.MEMORY_RETRIEVAL, "TURN_FIELD_WEIGHTS": (1.0, 0.0, 0.0)}
-    found = memory_search(owner=owner, query="dolomites", scope="turns", top_k=8, record_access=False)
+    found = memory_search(owner=owner, query="dolomites", scope="turns", top_k=8)
 
     # then every turn of the trip's session carries SESSION_WEIGHT of the session's BM25 score (the
     # session holds the word once), found by full text or not, and the other session's turns none
