@@ -12,6 +12,7 @@ Two questions the merge decision asks of every incoming memory, in English and C
 import re
 from dataclasses import dataclass
 
+from memories.contradiction import negated
 from memories.extraction.lexicon import domain_of
 from memory_project.text import cjk_ngrams
 
@@ -43,8 +44,6 @@ def values(text: str) -> frozenset[str]:
 
 def same_facts(a: str, b: str) -> bool:
     """Could either text stand for the other? Only with the same values and the same polarity."""
-    from memories.contradiction import negated
-
     return values(a) == values(b) and negated(a) == negated(b)
 
 

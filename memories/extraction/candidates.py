@@ -1,6 +1,7 @@
 """What every heuristic rule shares: the turn context, importance levels, and a candidate factory."""
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -39,6 +40,10 @@ class Ctx:
         return replace(self, **changes)
 
 
+# A rule reads one clause and keeps at most one candidate from it.
+ClauseRule = Callable[[str, Ctx], CandidateMemory | None]
+
+
 def make(
     ctx: Ctx,
     content: str,
@@ -71,6 +76,34 @@ def make(
         confidence=confidence,
         entities=_dedupe(entities or []),
         event_date=past.iso if past else "",
+    )
+
+
+def named_fact(
+    ctx: Ctx, content: str, importance: float, *, subject: str, predicate: str, value: str, kind: str
+) -> CandidateMemory:
+    """A fact whose value is a name (the user's name, home, employer, operating system): it fills the
+    slot and is linked as an entity of `kind`."""
+    entities = [(value, kind)]
+    return make(ctx, content, "fact", importance, subject=subject, predicate=predicate, value=value, entities=entities)
+
+
+def residence(ctx: Ctx, content: str, place: str) -> CandidateMemory:
+    """Where the user lives: one slot, whichever language and wording said it."""
+    return named_fact(ctx, content, HIGH, subject="residence", predicate="lives in", value=place, kind="place")
+
+
+def employer(ctx: Ctx, content: str, org: str) -> CandidateMemory:
+    """Where the user works: one slot, whichever language and wording said it."""
+    return named_fact(ctx, content, HIGH, subject="employer", predicate="works at", value=org, kind="organization")
+
+
+def decided(
+    ctx: Ctx, content: str, importance: float, *, subject: str, value: str, entities: list[tuple[str, str]]
+) -> CandidateMemory:
+    """A decision, in the slot of what it is about."""
+    return make(
+        ctx, content, "decision", importance, subject=subject, predicate="decided", value=value, entities=entities
     )
 
 

@@ -9,7 +9,7 @@ residence or employer slot so it replaces the old value there however it was wor
 import re
 
 from memories.extraction import lexicon
-from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, named_entities
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, employer, make, named_entities, residence
 from memories.extraction.phrasing import ADVERB_RUN, capitalize, third_person, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 
@@ -80,28 +80,19 @@ def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
         place = _PLACE_END.sub("", m["new"]).strip()
         if not place:
             return None
-        return make(
-            ctx, capitalize(third_person(clause)), "fact", HIGH, subject="residence", predicate="lives in",
-            value=place, entities=[(place, "place")],
-        )  # fmt: skip
+        return residence(ctx, capitalize(third_person(clause)), place)
     m = _JOB.match(clause)
     if m:
         org = _ORG_END.sub("", m["new"]).strip()
         if not org:
             return None
-        return make(
-            ctx, capitalize(third_person(clause)), "fact", HIGH, subject="employer", predicate="works at",
-            value=org, entities=[(org, "organization")],
-        )  # fmt: skip
+        return employer(ctx, capitalize(third_person(clause)), org)
     m = _SWITCH_FROM.match(clause) or _SWITCH_TO.match(clause)
     if m:
         content = capitalize(third_person(clause))
         if re.match(r"^i\s+(?:have\s+)?" + _ADV + r"moved\b", clause, re.I):
             place = _PLACE_END.sub("", m["new"]).strip()
-            return make(
-                ctx, content, "fact", HIGH, subject="residence", predicate="lives in", value=place,
-                entities=[(place, "place")],
-            )  # fmt: skip
+            return residence(ctx, content, place)
         return make(ctx, content, _category(clause), HIGH, entities=named_entities(clause[1:]))
     m = _STOP.match(clause) or _NOT_ANYMORE.match(clause)
     if m and _SENTIMENT.match(m["what"]):
@@ -140,17 +131,11 @@ def chinese_change(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _ZH_MOVE.match(text)
     if m and m["new"]:
         place = m["new"]
-        return make(
-            ctx, zh_third_person(text), "fact", HIGH, subject="residence", predicate="lives in", value=place,
-            entities=[(place, "place")],
-        )  # fmt: skip
+        return residence(ctx, zh_third_person(text), place)
     m = _ZH_JOB.match(text)
     if m and m["org"]:
         org = m["org"]
-        return make(
-            ctx, zh_third_person(text), "fact", HIGH, subject="employer", predicate="works at", value=org,
-            entities=[(org, "organization")],
-        )  # fmt: skip
+        return employer(ctx, zh_third_person(text), org)
     if _ZH_STOP.match(text) or _ZH_NOT_ANYMORE.match(text) or _ZH_SWITCH.match(text) or _ZH_ONLY.match(text):
         return make(ctx, zh_third_person(text), _category(text), HIGH)
     return None

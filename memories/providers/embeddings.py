@@ -17,6 +17,7 @@ from typing import Protocol
 
 from django.conf import settings
 
+from memories.providers.minilm_onnx import OnnxMiniLM, onnx_model_ensure
 from memory_project.text import cjk_ngrams
 
 logger = logging.getLogger(__name__)
@@ -85,8 +86,6 @@ class LocalEmbedder:
         with self._lock:
             if self._embed is None and self.runtime == "onnx":
                 try:
-                    from memories.providers.minilm_onnx import OnnxMiniLM
-
                     onnx = OnnxMiniLM()
                     onnx._load()
                     self._embed = onnx.embed
@@ -163,8 +162,6 @@ def embedder_prepare() -> None:
     server calls it once before forking its workers, so they do not all wait for one export."""
     embedder = get_embedder()
     if isinstance(embedder, LocalEmbedder) and embedder.runtime == "onnx":
-        from memories.providers.minilm_onnx import onnx_model_ensure
-
         try:
             onnx_model_ensure()
         except Exception:  # the embedder falls back to PyTorch, and says so when first used

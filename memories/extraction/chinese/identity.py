@@ -8,7 +8,9 @@ from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
     Ctx,
+    employer,
     make,
+    named_fact,
 )
 from memories.extraction.phrasing import zh_third_person
 from memories.providers.llm_types import CandidateMemory
@@ -76,16 +78,7 @@ def _name_match(text: str) -> re.Match | None:
 
 def _name(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     name = (m["name"] or m["name2"]).strip()
-    return make(
-        ctx,
-        f"用户的名字是{name}",
-        "fact",
-        HIGH,
-        subject="name",
-        predicate="is",
-        value=name,
-        entities=[(name, "person")],
-    )
+    return named_fact(ctx, f"用户的名字是{name}", HIGH, subject="name", predicate="is", value=name, kind="person")
 
 
 def _age(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
@@ -122,26 +115,10 @@ def _employer(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     """ "我在腾讯工作" names the employer; "我在深圳上班" names where the user works."""
     org = (m["org"] or m["org2"]).strip()
     if is_place(org):
-        return make(
-            ctx,
-            zh_third_person(text),
-            "fact",
-            MEDIUM,
-            subject="work location",
-            predicate="is",
-            value=org,
-            entities=[(org, "place")],
+        return named_fact(
+            ctx, zh_third_person(text), MEDIUM, subject="work location", predicate="is", value=org, kind="place"
         )
-    return make(
-        ctx,
-        zh_third_person(text),
-        "fact",
-        HIGH,
-        subject="employer",
-        predicate="works at",
-        value=org,
-        entities=[(org, "organization")],
-    )
+    return employer(ctx, zh_third_person(text), org)
 
 
 def _place_fact(
@@ -154,15 +131,8 @@ def _place_fact(
         place = PLACE_END.sub("", place.strip())
         if len(place) < min_length:
             return None
-        return make(
-            ctx,
-            zh_third_person(text),
-            "fact",
-            HIGH,
-            subject=subject,
-            predicate=predicate,
-            value=place,
-            entities=[(place, "place")],
+        return named_fact(
+            ctx, zh_third_person(text), HIGH, subject=subject, predicate=predicate, value=place, kind="place"
         )
 
     return build
@@ -223,15 +193,14 @@ def where(text: str, ctx: Ctx) -> CandidateMemory | None:
     if not m:
         return None
     place = PLACE_END.sub("", m["place"].strip())
-    return make(
+    return named_fact(
         ctx,
         f"用户的{m['what']}在{m['place'].strip()}",
-        "fact",
         MEDIUM,
         subject=f"{m['what']} location",
         predicate="is",
         value=place,
-        entities=[(place, "place")],
+        kind="place",
     )
 
 

@@ -8,6 +8,7 @@ from memories.extraction.candidates import (
     MEDIUM,
     Ctx,
     apply_context,
+    decided,
     make,
     named_entities,
     tool_entities,
@@ -134,13 +135,11 @@ def _decision_candidate(ctx: Ctx, verb: str, what: str, importance: float) -> Ca
     subject = lexicon.domain_of(value) or slot_key(value)
     entities = tool_entities(value) or [(name, "tool") for name, _ in named_entities(value)]
     joiner = " " if what[:1].isascii() and verb else ""
-    return make(
+    return decided(
         ctx,
         f"用户决定{verb}{joiner}{zh_third_person(what)}",
-        "decision",
         importance,
         subject=subject,
-        predicate="decided",
         value=value,
         entities=entities,
     )

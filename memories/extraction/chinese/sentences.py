@@ -8,10 +8,10 @@ A sentence is first read as a whole ("记住…", "忘掉…", a correction), th
 """
 
 import re
-from collections.abc import Callable
 
 from memories.extraction.candidates import (
     MEDIUM,
+    ClauseRule,
     Ctx,
     apply_context,
     make,
@@ -23,9 +23,6 @@ from memories.extraction.dates import find_date
 from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import cjk_count, split_clauses, strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
-
-Rule = Callable[[str, Ctx], CandidateMemory | None]
-
 
 _FILLER = re.compile(
     r"^(?:(?:嗯+|哦+|啊+|呃+|对了|那个|另外|还有|然后|顺便说一下|顺便说|顺便)[，,。！!\s]*|(?:好的?|对|是的|嗨|你好|您好)[，,。！!\s]+|"
@@ -201,7 +198,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     return None
 
 
-_CLAUSE_RULES: list[Rule] = [
+_CLAUSE_RULES: list[ClauseRule] = [
     chinese_change,  # knowledge updates first: 不再…, 戒了…, 换成…, 现在只…
     plans.decision,
     events.birthday,

@@ -10,6 +10,7 @@ from memories.extraction.candidates import (
     Ctx,
     make,
     named_entities,
+    named_fact,
 )
 from memories.extraction.english.words import clean_value, first_word
 from memories.extraction.phrasing import (
@@ -131,16 +132,7 @@ def _name(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     name = m["name"]
     if first_word(name) in {"a", "an", "the", "not", "so", "very", "just"}:
         return None
-    return make(
-        ctx,
-        f"User's name is {name}",
-        "fact",
-        HIGH,
-        subject="name",
-        predicate="is",
-        value=name,
-        entities=[(name, "person")],
-    )
+    return named_fact(ctx, f"User's name is {name}", HIGH, subject="name", predicate="is", value=name, kind="person")
 
 
 def _allergy(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
@@ -156,15 +148,8 @@ def _age(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
 
 def _operating_system(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
     os_name = re.sub(r"^a\s+", "", m["os"], flags=re.I)
-    return make(
-        ctx,
-        f"User is on {os_name}",
-        "fact",
-        MEDIUM,
-        subject="operating system",
-        predicate="uses",
-        value=os_name,
-        entities=[(os_name, "tool")],
+    return named_fact(
+        ctx, f"User is on {os_name}", MEDIUM, subject="operating system", predicate="uses", value=os_name, kind="tool"
     )
 
 
@@ -175,15 +160,8 @@ def _place_fact(subject: str, predicate: str) -> Callable[[re.Match, str, Ctx], 
         place = clean_value(
             _PLACE_CUT.sub("", next(v for k, v in m.groupdict().items() if k.startswith("place") and v))
         )
-        return make(
-            ctx,
-            third_person(clause),
-            "fact",
-            HIGH,
-            subject=subject,
-            predicate=predicate,
-            value=place,
-            entities=[(place, "place")],
+        return named_fact(
+            ctx, third_person(clause), HIGH, subject=subject, predicate=predicate, value=place, kind="place"
         )
 
     return build
@@ -244,15 +222,8 @@ def _work_in(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     if not field_text:
         return None
     if field_text[:1].isupper():
-        return make(
-            ctx,
-            third_person(clause),
-            "fact",
-            MEDIUM,
-            subject="work location",
-            predicate="is",
-            value=field_text,
-            entities=[(field_text, "place")],
+        return named_fact(
+            ctx, third_person(clause), MEDIUM, subject="work location", predicate="is", value=field_text, kind="place"
         )
     return make(ctx, third_person(clause), "fact", MEDIUM, subject="industry", predicate="is", value=field_text)
 

@@ -8,6 +8,7 @@ from memories.extraction.candidates import (
     MEDIUM,
     Ctx,
     apply_context,
+    decided,
     make,
     named_entities,
     tool_entities,
@@ -73,16 +74,7 @@ def _decision_candidate(ctx: Ctx, content: str, what: str, importance: float) ->
         return None
     subject = lexicon.domain_of(value) or lexicon.domain_of(what) or " ".join(slot_key(value).split()[:6])
     entities = tool_entities(what) or [(name, "tool") for name, _ in named_entities(value)]
-    return make(
-        ctx,
-        content,
-        "decision",
-        importance,
-        subject=subject,
-        predicate="decided",
-        value=value,
-        entities=entities,
-    )
+    return decided(ctx, content, importance, subject=subject, value=value, entities=entities)
 
 
 def decision(clause: str, ctx: Ctx) -> CandidateMemory | None:

@@ -8,10 +8,10 @@ live in this package's modules, one per kind of statement).
 """
 
 import re
-from collections.abc import Callable
 
 from memories.extraction.candidates import (
     MEDIUM,
+    ClauseRule,
     Ctx,
     apply_context,
     make,
@@ -31,9 +31,6 @@ from memories.extraction.phrasing import (
     value_text,
 )
 from memories.providers.llm_types import CandidateMemory
-
-Rule = Callable[[str, Ctx], CandidateMemory | None]
-
 
 # ---------------------------------------------------------------------------------------------
 # Sentence level: explicit requests and corrections wrap the clause rules
@@ -270,7 +267,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     return None
 
 
-_CLAUSE_RULES: list[Rule] = [
+_CLAUSE_RULES: list[ClauseRule] = [
     english_change,  # knowledge updates first: "I quit …", "I switched from … to …", "I moved to …"
     instructions.skill,
     plans.decision,
