@@ -10,7 +10,7 @@ from memories.services.actions import memory_forget
 from memories.services.memories import memory_update
 from memories.services.transfer import memory_import_text
 from tests.factories import MemoryFactory
-from tests.memories.transfer.conftest import seed_text
+from tests.memories.services.transfer.conftest import seed_text
 
 pytestmark = pytest.mark.django_db
 

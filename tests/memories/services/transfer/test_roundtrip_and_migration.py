@@ -9,7 +9,7 @@ from memories.models import DailyDigest, Memory
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_update
 from memories.services.transfer import memory_export, memory_import, memory_import_text
-from tests.memories.transfer.conftest import seed_text
+from tests.memories.services.transfer.conftest import seed_text
 
 pytestmark = pytest.mark.django_db
 

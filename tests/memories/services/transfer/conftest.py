@@ -6,7 +6,7 @@ from tests.fixtures import fast_password_hasher
 
 __all__ = ["fast_password_hasher"]
 
-SEEDS = Path(__file__).resolve().parents[2] / "fixtures" / "seeds"
+SEEDS = Path(__file__).resolve().parents[3] / "fixtures" / "seeds"
 
 
 def seed_text(name: str) -> str:

@@ -12,10 +12,10 @@ from memories.services.import_jobs import import_job_drain
 from memories.services.transfer import memory_export
 from tests.conftest import client_for
 from tests.factories import MemoryFactory, UserFactory
-from tests.memories.transfer.conftest import seed_text
-from tests.memories.transfer.test_idempotent_import import CODE_STYLE, VUE, rows
-from tests.memories.transfer.test_restore import fill
-from tests.memories.transfer.test_restore import rows as exact_rows
+from tests.memories.services.transfer.conftest import seed_text
+from tests.memories.services.transfer.test_idempotent_import import CODE_STYLE, VUE, rows
+from tests.memories.services.transfer.test_restore import fill
+from tests.memories.services.transfer.test_restore import rows as exact_rows
 from tests.support import assert_error
 
 COUNTS = ("added", "merged", "reinforced", "superseded", "unchanged", "skipped")

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from memories.models import Memory
-from tests.memories.transfer.conftest import seed_text
+from tests.memories.services.transfer.conftest import seed_text
 
 pytestmark = pytest.mark.django_db
 
