@@ -95,6 +95,14 @@ def database_env() -> dict[str, str]:
     return {"DATABASE_URL": urlunsplit(parts._replace(path=f"/{name}"))}
 
 
+def command_env(**extra) -> dict[str, str]:
+    """A `manage.py` child run as a shell user would, embedded (no broker), on the test database."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LOG_LEVEL", "DATABASE_URL")}
+    env.update(database_env(), EMBEDDING_PROVIDER="hashing", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.update(extra)
+    return env
+
+
 def process_env(redis: str, **extra) -> dict[str, str]:
     env = {
         k: v

@@ -1,24 +1,16 @@
-"""`manage.py memory …` and `serve` as a shell user sees them (issue 14): the result on stdout, questions,
-progress and logs on stderr, a confirmation before a hard delete, a prompt stop on SIGTERM."""
+"""`manage.py memory …` as a shell user sees it (issue 14): the result on stdout, questions, progress and logs
+on stderr, a confirmation before a hard delete."""
 
-import os
-import signal
 import subprocess
 import sys
-import time
-import urllib.request
-from contextlib import suppress
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from memories.models import Memory, MemoryEvent
 from memories.services.memories import memory_create
-from tests.integration.harness import database_env, free_port
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.integration.harness import ROOT, command_env
 
 
 class _Terminal(StringIO):
@@ -88,13 +80,6 @@ def test_reembed_draws_its_progress_on_stderr_and_prints_the_table_on_stdout(use
     assert lines[2].split()[:3] == ["3", "0", "0"]
 
 
-def _env(**extra) -> dict:
-    env = {k: v for k, v in os.environ.items() if k not in ("LOG_LEVEL", "DATABASE_URL")}
-    env.update(database_env(), EMBEDDING_PROVIDER="hashing", HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    env.update(extra)
-    return env
-
-
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_command_run_from_the_shell_prints_its_result_and_no_log_lines(user):
@@ -103,7 +88,7 @@ def test_a_command_run_from_the_shell_prints_its_result_and_no_log_lines(user):
     done = subprocess.run(
         [sys.executable, "manage.py", "memory", "stats", "--owner", "alice"],
         cwd=ROOT,
-        env=_env(),
+        env=command_env(),
         capture_output=True,
         text=True,
         timeout=300,
@@ -112,40 +97,6 @@ def test_a_command_run_from_the_shell_prints_its_result_and_no_log_lines(user):
     assert done.returncode == 0, done.stderr
     assert done.stdout.splitlines()[0] == "Memories of alice"
     assert done.stderr == ""
-
-
-@pytest.mark.slow
-@pytest.mark.django_db(transaction=True)
-def test_serve_prints_only_the_banner_on_stdout_and_stops_on_sigterm():
-    port = free_port()
-    server = subprocess.Popen(
-        [sys.executable, "manage.py", "serve", "--no-demo", "--workers", "1", "--port", str(port)],
-        cwd=ROOT,
-        env=_env(LOG_LEVEL="WARNING"),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and server.poll() is None:
-            with suppress(OSError):
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            time.sleep(0.3)
-        assert server.poll() is None, server.stderr.read()
-
-        server.send_signal(signal.SIGTERM)
-        out, _ = server.communicate(timeout=60)
-    finally:
-        if server.poll() is None:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
-
-    assert server.returncode == 0
-    assert out == f"Agent memory service on http://127.0.0.1:{port}/\n"
 
 
 @pytest.mark.django_db

@@ -1,3 +1,16 @@
+"""`manage.py serve`: the banner, and as a shell user sees it: only the banner on stdout, a prompt stop on SIGTERM."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import suppress
+
+import pytest
+
+from tests.integration.harness import ROOT, command_env, free_port
 from web.management.commands.serve import banner_lines
 
 
@@ -15,3 +28,37 @@ def test_the_banner_sends_people_to_the_dashboard_login_not_the_admin():
 
 def test_without_the_demo_owner_the_banner_is_only_the_address():
     assert banner_lines(host="0.0.0.0", port=9000, credentials=None) == ["Agent memory service on http://0.0.0.0:9000/"]
+
+
+@pytest.mark.slow
+@pytest.mark.django_db(transaction=True)
+def test_serve_prints_only_the_banner_on_stdout_and_stops_on_sigterm():
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, "manage.py", "serve", "--no-demo", "--workers", "1", "--port", str(port)],
+        cwd=ROOT,
+        env=command_env(LOG_LEVEL="WARNING"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline and server.poll() is None:
+            with suppress(OSError):
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            time.sleep(0.3)
+        assert server.poll() is None, server.stderr.read()
+
+        server.send_signal(signal.SIGTERM)
+        out, _ = server.communicate(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+    assert server.returncode == 0
+    assert out == f"Agent memory service on http://127.0.0.1:{port}/\n"
