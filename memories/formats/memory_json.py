@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from memories.formats.memory_md import ParseWarning
+from memories.formats.memory_md import ParseResult, ParseWarning
 
 MEMORY_JSON_VERSION = 2
 
@@ -38,11 +38,9 @@ class MemoryJsonEntry:
 
 
 @dataclass
-class MemoryJsonParseResult:
+class MemoryJsonParseResult(ParseResult):
     entries: list[MemoryJsonEntry] = field(default_factory=list)
-    warnings: list[ParseWarning] = field(default_factory=list)
     version: int | None = None
-    last_updated: datetime | None = None
     rolling_summary: str = ""
 
 

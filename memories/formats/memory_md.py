@@ -86,11 +86,18 @@ class ParseWarning:
 
 
 @dataclass
-class MemoryMdParseResult:
-    entries: list[MemoryMdEntry] = field(default_factory=list)
+class ParseResult:
+    """What a parser read: its entries, what it had to warn about, and the file's own date."""
+
+    entries: list = field(default_factory=list)
     warnings: list[ParseWarning] = field(default_factory=list)
-    title: str | None = None
     last_updated: datetime | None = None
+
+
+@dataclass
+class MemoryMdParseResult(ParseResult):
+    entries: list[MemoryMdEntry] = field(default_factory=list)
+    title: str | None = None
     total_entries: int | None = None
 
 
