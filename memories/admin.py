@@ -17,7 +17,7 @@ from memories.models import (
 from memories.services.actions import memory_archive, memory_forget, memory_moderate, memory_restore
 from memories.services.api_keys import api_key_revoke
 from memories.services.extraction_jobs import extraction_jobs_retry
-from memories.services.memories import memory_update
+from memories.services.memories import EDITABLE_FIELDS, memory_update
 from sessions.models import ExtractionJob
 
 
@@ -75,25 +75,7 @@ class MemoryAdmin(admin.ModelAdmin):
     def save_model(self, request, obj, form, change):
         if not change:
             return super().save_model(request, obj, form, change)
-        changes = {
-            f: form.cleaned_data[f]
-            for f in form.changed_data
-            if f
-            in {
-                "content",
-                "category",
-                "importance",
-                "strength",
-                "confidence",
-                "retention",
-                "expires_at",
-                "status",
-                "pinned",
-                "subject",
-                "predicate",
-                "structured_data",
-            }
-        }
+        changes = {f: form.cleaned_data[f] for f in form.changed_data if f in EDITABLE_FIELDS}
         if changes:
             memory_update(memory=Memory.objects.get(pk=obj.pk), actor=_actor(request), moderator=True, **changes)
 

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from memories.api.lifecycle import LifecycleRunInputSerializer, LifecycleRunOutputSerializer
 from memories.api.views import actor_of
+from memories.drafts import MemoryDraft
 from memories.formats.categories import categories_for_filter, category_from_seed
 from memories.formats.memory_json import MEMORY_JSON_VERSION, format_timestamp
 from memories.models import PROCEDURAL_CATEGORIES, Category, CoreMemory, LifecycleRun, Memory, Source, Status
@@ -279,15 +280,14 @@ class CompatEntriesApi(APIView):
         serializer.is_valid(raise_exception=True)
         data = serializer.validated_data
         with transaction.atomic():
-            result = memory_write(
-                owner=request_owner(request),
+            draft = MemoryDraft(
                 content=data["content"],
                 category=category_from_seed(data["category"], content=data["content"]),
                 importance=data["salience"],
                 agent=data["agent"],
-                actor=actor_of(request),
                 source=Source.USER_EXPLICIT,
             )
+            result = memory_write(owner=request_owner(request), draft=draft, actor=actor_of(request))
         action = {"add": "ADD", "update": "UPDATE", "delete": "DELETE", "noop": "NOOP"}[result.action]
         body = {"action": action, "entry": memory_to_seed_004(result.memory)}
         if result.previous is not None:

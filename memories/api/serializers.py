@@ -4,6 +4,7 @@ from rest_framework import serializers
 
 from memories.models import Category, Memory, MemoryEvent, Retention, Status
 from memories.selectors.retrieval import SCOPES
+from memories.services.memories import SNAPSHOT_FIELDS
 from memory_project.api.fields import (
     CleanCharField,
     ContentField,
@@ -84,19 +85,7 @@ class MemoryOutputSerializer(serializers.ModelSerializer):
         model = Memory
         fields = [
             "id",
-            "content",
-            "category",
-            "agent",
-            "subject",
-            "predicate",
-            "structured_data",
-            "importance",
-            "strength",
-            "confidence",
-            "retention",
-            "expires_at",
-            "status",
-            "pinned",
+            *SNAPSHOT_FIELDS,
             "review_reason",
             "access_count",
             "last_accessed_at",
@@ -226,15 +215,15 @@ class ShortTermSerializer(serializers.Serializer):
     tokens = serializers.IntegerField()
 
 
-class ContextBreakdownSerializer(serializers.Serializer):
-    instructions = serializers.IntegerField()
-    scratchpad = serializers.IntegerField()
-    pinned = serializers.IntegerField()
-    recalled = serializers.IntegerField()
-    used = serializers.IntegerField()
-    budget = serializers.IntegerField()
-    short_term = serializers.IntegerField()
-    short_term_budget = serializers.IntegerField()
+def _counts(name: str, *fields: str) -> type[serializers.Serializer]:
+    """A serializer of whole numbers only; the schema names it after `name`."""
+    return type(name, (serializers.Serializer,), {f: serializers.IntegerField() for f in fields})
+
+
+ContextBreakdownSerializer = _counts(
+    "ContextBreakdownSerializer",
+    *("instructions", "scratchpad", "pinned", "recalled", "used", "budget", "short_term", "short_term_budget"),
+)
 
 
 class ContextOutputSerializer(serializers.Serializer):
@@ -257,16 +246,8 @@ class MemoryStatsSerializer(serializers.Serializer):
     avg_strength = serializers.FloatField()
 
 
-class SessionStatsSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    open = serializers.IntegerField()
-
-
-class ExtractionQueueSerializer(serializers.Serializer):
-    pending = serializers.IntegerField()
-    running = serializers.IntegerField()
-    failed = serializers.IntegerField()
-    done = serializers.IntegerField()
+SessionStatsSerializer = _counts("SessionStatsSerializer", "total", "open")
+ExtractionQueueSerializer = _counts("ExtractionQueueSerializer", "pending", "running", "failed", "done")
 
 
 class LastLifecycleRunSerializer(serializers.Serializer):

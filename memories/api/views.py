@@ -22,6 +22,7 @@ from memories.api.serializers import (
     ToolSearchOutputSerializer,
     ToolWriteOutputSerializer,
 )
+from memories.drafts import MemoryDraft
 from memories.models import Category, Source, Status
 from memories.selectors.memories import (
     memory_get,
@@ -110,8 +111,9 @@ class MemoryListCreateApi(APIView):
         data = dict(serializer.validated_data)
         expires_at = data.pop("expires_at", None)
         actor = actor_of(request)
+        draft = MemoryDraft(**data, source=Source.USER_EXPLICIT)
         with transaction.atomic():
-            result = memory_write(owner=request_owner(request), actor=actor, source=Source.USER_EXPLICIT, **data)
+            result = memory_write(owner=request_owner(request), draft=draft, actor=actor)
             if expires_at is not None and result.action in ("add", "delete"):
                 # The merge decision computes expiry from the retention; an explicit one wins.
                 result.memory = memory_update(

@@ -13,6 +13,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.models import EventType, Memory, MemoryEvent, Source, Status
 from memories.moderation import looks_like_instruction
 from memories.providers.llm import get_llm
@@ -139,15 +140,11 @@ def candidates_apply(
             if forgotten is not None:
                 stats.forgotten.append(_brief(forgotten))
             continue
-        observed_at = sources[0].created_at if sources else (turns[-1].created_at if turns else timezone.now())
-        status = Status.PENDING_REVIEW if cand.confidence < REVIEW_BELOW_CONFIDENCE else None
         structured = {"value": cand.value} if cand.value else {}
         if cand.event_date:
             structured["date"] = cand.event_date  # when it happened, resolved from the turn's time
-        result = memory_write(
-            owner=owner,
+        draft = MemoryDraft(
             content=_named_subject(cand.content, sources),
-            actor=ACTOR,
             category=cand.category,
             importance=cand.importance,
             agent=session.agent,
@@ -157,13 +154,12 @@ def candidates_apply(
             predicate=cand.predicate,
             structured_data=structured,
             confidence=cand.confidence,
-            observed_at=observed_at,
+            status=Status.PENDING_REVIEW if cand.confidence < REVIEW_BELOW_CONFIDENCE else None,
+            observed_at=sources[0].created_at if sources else (turns[-1].created_at if turns else timezone.now()),
             expires_at=cand.expires_at,
-            source_session=session,
-            source_turns=sources,
-            status=status,
             replaces=cand.contradicts,
         )
+        result = memory_write(owner=owner, draft=draft, actor=ACTOR, source_session=session, source_turns=sources)
         if not result.changed:
             continue  # turns read before: nothing was written, nothing to report
         bucket = {

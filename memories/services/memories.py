@@ -8,7 +8,8 @@ from django.db import transaction
 from django.utils import timezone
 
 from memories import scoring
-from memories.models import Category, EventType, Memory, MemoryEvent, MemorySource, Source, Status
+from memories.drafts import MemoryDraft
+from memories.models import EventType, Memory, MemoryEvent, MemorySource, Status
 from memories.moderation import REASON as MODERATION_REASON
 from memories.moderation import moderation_check
 from memories.services.embeddings import embedding_get
@@ -20,6 +21,7 @@ from memory_project.text import cjk_ngrams, content_hash, normalize
 SNAPSHOT_FIELDS = (
     "content",
     "category",
+    "agent",
     "subject",
     "predicate",
     "structured_data",
@@ -30,7 +32,6 @@ SNAPSHOT_FIELDS = (
     "expires_at",
     "status",
     "pinned",
-    "agent",
 )
 EDITABLE_FIELDS = frozenset(SNAPSHOT_FIELDS) - {"agent"}
 # Held for moderation: only a moderator (staff) may move a memory from these into the live ones.
@@ -92,32 +93,20 @@ def memory_changed_payload(memory: Memory, event_type: str) -> dict:
 def memory_create(
     *,
     owner,
-    content: str,
+    draft: MemoryDraft,
     actor: str,
-    category: str = Category.FACT,
-    importance: float | str | None = None,
-    agent: str = "",
-    source: str = Source.AGENT_WRITE,
-    retention: str | None = None,
-    subject: str = "",
-    predicate: str = "",
-    structured_data: dict | None = None,
-    confidence: float = 1.0,
-    pinned: bool = False,
-    status: str | None = None,
     strength: float | None = None,
-    observed_at: datetime | None = None,
-    expires_at: datetime | None = None,
     source_session=None,
     source_turns: Iterable = (),
     embedding: list[float] | None = None,
     event_type: str = EventType.ADD,
     reason: str = "",
 ) -> Memory:
-    content = normalize(content)
-    retention = retention or scoring.default_retention(category)
-    importance_value = scoring.importance_value(importance)
-    observed = observed_at or timezone.now()
+    """Store `draft` as it is (no merge decision: `memory_write` is the way for what is said)."""
+    content = draft.content
+    importance_value = scoring.importance_value(draft.importance)
+    observed = draft.observed_at or timezone.now()
+    status = draft.status
     # Whoever asks for a live status, instruction-like text waits for review (one check, every path).
     if status in (None, *LIVE_STATUSES) and moderation_check(content).flagged:
         status = Status.PENDING_REVIEW
@@ -126,25 +115,25 @@ def memory_create(
     initial = scoring.initial_strength(importance_value) if strength is None else strength
     memory = Memory(
         owner=owner,
-        agent=agent,
+        agent=draft.agent,
         content=content,
         content_hash=content_hash(content),
-        category=category,
-        subject=subject,
-        predicate=predicate,
-        structured_data=structured_data or {},
+        category=draft.category,
+        subject=draft.subject,
+        predicate=draft.predicate,
+        structured_data=draft.structured_data,
         embedding=embedding if embedding is not None else embedding_get(owner=owner, text=content),
-        search_ngrams=cjk_ngrams(f"{subject} {content}"),
+        search_ngrams=cjk_ngrams(f"{draft.subject} {content}"),
         importance=importance_value,
         strength=initial,
         base_strength=initial,
-        confidence=confidence,
-        retention=retention,
-        expires_at=expires_at or scoring.expires_at_for(retention, timezone.now()),
+        confidence=draft.confidence,
+        retention=draft.retention,
+        expires_at=draft.expires_at or scoring.expires_at_for(draft.retention, timezone.now()),
         status=status,
-        pinned=pinned and status == Status.ACTIVE,
+        pinned=draft.pinned and status == Status.ACTIVE,
         review_reason=review_reason,
-        source=source,
+        source=draft.source,
         source_session=source_session,
         observed_at=observed,
         last_reinforced_at=observed,

@@ -23,6 +23,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from memories import scoring
+from memories.drafts import MemoryDraft
 from memories.formats.categories import category_from_seed
 from memories.formats.memory_md import (
     ARCHIVED,
@@ -228,15 +229,10 @@ def memory_md_apply(*, owner, content: str, version: str, actor: str, agent: str
             memory_forget(memory=memory, actor=actor, reason=f"removed from {file_name}")
             changes["forgotten"].append(str(memory.pk))
     for entry, category in new_entries:
-        result = memory_write(
-            owner=owner,
-            content=entry.content,
-            actor=actor,
-            category=category,
-            importance=entry.score,
-            agent=agent,
-            source=Source.USER_EXPLICIT,
+        draft = MemoryDraft(
+            content=entry.content, category=category, importance=entry.score, agent=agent, source=Source.USER_EXPLICIT
         )
+        result = memory_write(owner=owner, draft=draft, actor=actor)
         changes["added"].append({"id": str(result.memory.pk), "action": result.action, "entry": entry.id})
     fresh = _view_state(owner, agent, view)
     return {

@@ -2,7 +2,8 @@
 
 from rest_framework import serializers
 
-from memories.models import Category, Source
+from memories.drafts import MemoryDraft
+from memories.models import Category
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.search import memory_search_run
 from memories.signals import memories_served
@@ -57,15 +58,10 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "memory_write":
         args = _validated(_WriteArgs, arguments)
-        result = memory_write(
-            owner=owner,
-            content=args["content"],
-            category=args["category"],
-            importance=args["importance"],
-            actor=actor,
-            agent=agent,
-            source=Source.AGENT_WRITE,
+        draft = MemoryDraft(
+            content=args["content"], category=args["category"], importance=args["importance"], agent=agent
         )
+        result = memory_write(owner=owner, draft=draft, actor=actor)
         return {
             "action": result.action,
             "memory": {"id": str(result.memory.pk), "content": result.memory.content, "status": result.memory.status},

@@ -21,6 +21,7 @@ import json
 from django.db import connection, transaction
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.formats.memory_md import USER_MD_SECTIONS, render_user_md
 from memories.formats.user_profile import category_for_section, parse_user_profile
 from memories.models import EventType, Memory, Source, Status
@@ -188,8 +189,7 @@ def user_md_apply(*, owner, content: str, version: str, actor: str, agent: str =
         memory_forget(memory=memory, actor=actor, reason=f"removed from {FILE}")
         changes["forgotten"].append(str(memory.pk))
     for category, text in added:
-        result = memory_write(
-            owner=owner, content=text, actor=actor, category=category, agent=agent, source=Source.USER_EXPLICIT
-        )
+        draft = MemoryDraft(content=text, category=category, agent=agent, source=Source.USER_EXPLICIT)
+        result = memory_write(owner=owner, draft=draft, actor=actor)
         changes["added"].append({"id": str(result.memory.pk), "action": result.action})
     return _view(_state(owner, agent), agent, changes=changes, warnings=[])

@@ -1,5 +1,6 @@
 """Data the dashboard tests look at, written through the services (so history rows exist)."""
 
+from memories.drafts import MemoryDraft
 from memories.models import Entity, MemoryEntity, MemoryRelation, Source
 from memories.services.memories import memory_create
 from sessions.models import Episode
@@ -21,18 +22,24 @@ def scene(owner, *, prefix: str = ""):
     )
     tea = memory_create(
         owner=owner,
-        content=f"{prefix}Drinks green tea every morning",
+        draft=MemoryDraft(
+            content=f"{prefix}Drinks green tea every morning",
+            category="preference",
+            importance=0.8,
+            source=Source.EXTRACTION,
+        ),
         actor="test",
-        category="preference",
-        importance=0.8,
-        source=Source.EXTRACTION,
         source_session=session,
         source_turns=[turns[0]],
     )
     coffee = memory_create(
-        owner=owner, content=f"{prefix}Drinks coffee every morning", actor="test", category="preference"
+        owner=owner,
+        draft=MemoryDraft(content=f"{prefix}Drinks coffee every morning", category="preference"),
+        actor="test",
     )
-    porto = memory_create(owner=owner, content=f"{prefix}Sister Ana lives in Porto", actor="test", category="fact")
+    porto = memory_create(
+        owner=owner, draft=MemoryDraft(content=f"{prefix}Sister Ana lives in Porto", category="fact"), actor="test"
+    )
     MemoryRelation.objects.create(owner=owner, source=tea, target=coffee, type="contradicts")
     MemoryRelation.objects.create(owner=owner, source=tea, target=porto, type="related")
     ana = Entity.objects.create(owner=owner, name=f"{prefix}Ana", normalized_name=f"{prefix}ana", kind="person")

@@ -4,6 +4,7 @@ lists its strong matches with each one's score breakdown and the weak ones one c
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_create
 from tests.dashboard.browser import NARROW, VIEWPORT, Watch, log_in, person, screenshot, wait_ready
@@ -16,8 +17,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 def test_a_superseded_memory_says_so_and_links_the_newer_one(server, browser):
     base = server.base
     alice = person("alice")
-    porto = memory_write(owner=alice, content="Lives in Porto", actor="test").memory
-    lisbon = memory_write(owner=alice, content="Lives in Lisbon", actor="test", replaces="Lives in Porto").memory
+    porto = memory_write(owner=alice, draft=MemoryDraft(content="Lives in Porto"), actor="test").memory
+    lisbon = memory_write(
+        owner=alice, draft=MemoryDraft(content="Lives in Lisbon", replaces="Lives in Porto"), actor="test"
+    ).memory
     watch = Watch(base)
     context = browser.new_context(viewport=VIEWPORT)
     page = watch.attach(context.new_page())
@@ -63,7 +66,7 @@ def test_search_shows_each_results_score_breakdown_and_hides_weak_matches_until_
     base = server.base
     alice = person("alice")
     for text in ("Sister Ana lives in Porto", "Ana likes Porto wine", "Owns a red bicycle", "Reads sci-fi novels"):
-        memory_create(owner=alice, content=text, actor="test")
+        memory_create(owner=alice, draft=MemoryDraft(content=text), actor="test")
     watch = Watch(base)
     context = browser.new_context(viewport=VIEWPORT)
     page = watch.attach(context.new_page())

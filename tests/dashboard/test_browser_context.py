@@ -5,6 +5,7 @@ from urllib.parse import urlencode
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.services.api_keys import api_key_create
 from memories.services.memories import memory_create
 from sessions.models import ChatSession
@@ -55,10 +56,20 @@ def test_the_context_window_shows_what_the_api_would_inject(server, browser):
     base = server.base
     alice = person("alice")
     _, key = api_key_create(username="alice", name="agent")
-    memory_create(owner=alice, content="Allergic to peanuts", actor="t", category="fact", importance=1.0, pinned=True)
-    memory_create(owner=alice, content="Likes jasmine green tea", actor="t", category="preference", importance=0.9)
+    memory_create(
+        owner=alice,
+        draft=MemoryDraft(content="Allergic to peanuts", category="fact", importance=1.0, pinned=True),
+        actor="t",
+    )
+    memory_create(
+        owner=alice,
+        draft=MemoryDraft(content="Likes jasmine green tea", category="preference", importance=0.9),
+        actor="t",
+    )
     for i in range(12):
-        memory_create(owner=alice, content=f"Visited museum number {i} in Lisbon", actor="t", importance=0.3)
+        memory_create(
+            owner=alice, draft=MemoryDraft(content=f"Visited museum number {i} in Lisbon", importance=0.3), actor="t"
+        )
     scratchpad_update(owner=alice, current_focus="Planning the Lisbon trip", active_projects=["trip", "garden"])
     session = session_create(owner=alice, channel="api", title="Trip chat")
     turn_append_many(

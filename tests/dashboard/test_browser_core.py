@@ -4,6 +4,7 @@ edited in the page and saved as memory changes, and a concurrent change reported
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import CoreMemory, Memory, MemoryEvent
 from memories.services.api_keys import api_key_create
 from memories.services.memories import memory_create
@@ -34,9 +35,15 @@ def replace_editor_text(page, tab: str, text: str) -> None:
 def _alice():
     alice = person("alice")
     return alice, {
-        "tea": memory_create(owner=alice, content="Likes green tea", actor="t", category="preference", importance=0.9),
-        "cat": memory_create(owner=alice, content="Has a cat named Miso", actor="t", category="fact", importance=0.7),
-        "gym": memory_create(owner=alice, content="Goes to the gym on Mondays", actor="t", category="workflow"),
+        "tea": memory_create(
+            owner=alice, draft=MemoryDraft(content="Likes green tea", category="preference", importance=0.9), actor="t"
+        ),
+        "cat": memory_create(
+            owner=alice, draft=MemoryDraft(content="Has a cat named Miso", category="fact", importance=0.7), actor="t"
+        ),
+        "gym": memory_create(
+            owner=alice, draft=MemoryDraft(content="Goes to the gym on Mondays", category="workflow"), actor="t"
+        ),
     }
 
 

@@ -7,6 +7,7 @@ import uuid
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import Source
 from memories.services.api_keys import api_key_create
 from memories.services.memories import memory_create
@@ -140,7 +141,7 @@ def test_bulk_results_are_green_and_errors_red(server, browser):
     base = server.base
     alice = person("alice")
     for i in range(3):
-        memory_create(owner=alice, content=f"Note number {i} about gardening", actor="test")
+        memory_create(owner=alice, draft=MemoryDraft(content=f"Note number {i} about gardening"), actor="test")
     watch = Watch(base)
     context = browser.new_context(viewport=VIEWPORT)
     page = watch.attach(context.new_page())
@@ -203,8 +204,8 @@ def test_a_dashboard_404_is_a_styled_page_inside_the_frame(server, browser):
     base = server.base
     alice = person("alice")
     bob = person("bob")
-    theirs = memory_create(owner=bob, content="Bob's own secret", actor="test")
-    memory_create(owner=alice, content="Alice's note", actor="test")
+    theirs = memory_create(owner=bob, draft=MemoryDraft(content="Bob's own secret"), actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content="Alice's note"), actor="test")
     watch = Watch(base)
     context = browser.new_context(viewport=VIEWPORT)
     page = watch.attach(context.new_page())
@@ -240,9 +241,8 @@ def test_the_live_feed_opens_with_recent_events_folds_turns_and_filters_by_type(
     for i in range(3):
         memory_create(
             owner=alice,
-            content=f"Fact {i} from the busy session",
+            draft=MemoryDraft(content=f"Fact {i} from the busy session", source=Source.EXTRACTION),
             actor="test",
-            source=Source.EXTRACTION,
             source_session=session,
         )
     watch = Watch(base)
@@ -299,9 +299,8 @@ def test_the_sessions_list_counts_every_memory_a_session_produced(server, browse
         for i in range(n):
             memory_create(
                 owner=alice,
-                content=f"{title} memory {i}",
+                draft=MemoryDraft(content=f"{title} memory {i}", source=Source.EXTRACTION),
                 actor="test",
-                source=Source.EXTRACTION,
                 source_session=session,
             )
     watch = Watch(base)

@@ -2,6 +2,7 @@
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import LifecycleRun
 from memories.services.memories import memory_create
 from memories.services.transfer import memory_export
@@ -15,8 +16,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 def test_run_lifecycle_now_and_download_an_export(server, browser):
     base = server.base
     alice = person("alice")
-    memory_create(owner=alice, content="Likes green tea", actor="test", category="preference")
-    memory_create(owner=alice, content=XSS, actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content="Likes green tea", category="preference"), actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content=XSS), actor="test")
     watch = Watch(base)
     context = browser.new_context(viewport=VIEWPORT, accept_downloads=True)
     page = watch.attach(context.new_page())

@@ -7,6 +7,7 @@ import re
 import pytest
 
 from dashboard import selectors
+from memories.drafts import MemoryDraft
 from memories.models import MemoryEvent, MemoryRelation
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_create, memory_update
@@ -19,8 +20,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def moved(alice):
     """Porto replaced by Lisbon through the merge decision, as an agent's write does it."""
-    porto = memory_write(owner=alice, content="Lives in Porto", actor="test").memory
-    lisbon = memory_write(owner=alice, content="Lives in Lisbon", actor="test", replaces="Lives in Porto").memory
+    porto = memory_write(owner=alice, draft=MemoryDraft(content="Lives in Porto"), actor="test").memory
+    lisbon = memory_write(
+        owner=alice, draft=MemoryDraft(content="Lives in Lisbon", replaces="Lives in Porto"), actor="test"
+    ).memory
     porto.refresh_from_db()
     return porto, lisbon
 
@@ -94,8 +97,8 @@ def test_the_newer_page_links_what_it_replaced(alice_client, moved):
 
 
 def test_a_reason_naming_another_owners_or_an_erased_memory_links_nothing(alice, bob, alice_client):
-    mine = memory_create(owner=alice, content="Uses Vim", actor="test")
-    theirs = memory_create(owner=bob, content="Bob's secret", actor="test")
+    mine = memory_create(owner=alice, draft=MemoryDraft(content="Uses Vim"), actor="test")
+    theirs = memory_create(owner=bob, draft=MemoryDraft(content="Bob's secret"), actor="test")
     memory_update(memory=mine, actor="test", reason=f"superseded by {theirs.pk}", importance=0.9)
     html = alice_client.get(f"/memories/{mine.pk}/").content.decode()
     assert "superseded by a memory that was erased" in html
@@ -104,8 +107,8 @@ def test_a_reason_naming_another_owners_or_an_erased_memory_links_nothing(alice,
 
 
 def test_the_other_sides_text_is_escaped(alice, alice_client):
-    old = memory_write(owner=alice, content=XSS, actor="test").memory
-    new = memory_write(owner=alice, content="Plain text now", actor="test", replaces=XSS).memory
+    old = memory_write(owner=alice, draft=MemoryDraft(content=XSS), actor="test").memory
+    new = memory_write(owner=alice, draft=MemoryDraft(content="Plain text now", replaces=XSS), actor="test").memory
     html = alice_client.get(f"/memories/{new.pk}/").content.decode()
     assert XSS not in html
     assert f'supersedes <a href="/memories/{old.pk}/">&lt;img src=x onerror=alert(1)&gt;</a>' in html
@@ -113,7 +116,7 @@ def test_the_other_sides_text_is_escaped(alice, alice_client):
 
 def test_search_results_carry_their_score_breakdown_and_weak_matches_are_counted(alice, alice_client):
     for text in ("Sister Ana lives in Porto", "Ana likes Porto wine", "Owns a red bicycle", "Reads sci-fi novels"):
-        memory_create(owner=alice, content=text, actor="test")
+        memory_create(owner=alice, draft=MemoryDraft(content=text), actor="test")
     page = alice_client.get("/dashboard/api/memories/", {"q": "Ana Porto"}).json()
     assert {r["content"] for r in page["results"]} == {"Sister Ana lives in Porto", "Ana likes Porto wine"}
     assert (page["count"], page["weak_hidden"]) == (2, 2)

@@ -5,6 +5,7 @@ import re
 import pytest
 from django.test import Client
 
+from memories.drafts import MemoryDraft
 from memories.models import MemoryEvent
 from memories.services.memories import memory_create
 from tests.dashboard.conftest import PASSWORD
@@ -91,7 +92,7 @@ def test_staff_switch_owner(alice, staff_client):
 
 def test_memory_text_is_escaped_everywhere(alice, alice_client):
     data = scene(alice)
-    evil = memory_create(owner=alice, content=XSS, actor="test", category="fact")
+    evil = memory_create(owner=alice, draft=MemoryDraft(content=XSS, category="fact"), actor="test")
     turn_html = "<script>alert(2)</script>"
     from sessions.services.sessions import turn_append_many
 

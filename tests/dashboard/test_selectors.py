@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from dashboard import selectors
 from memories import scoring
+from memories.drafts import MemoryDraft
 from memories.selectors.metrics import _memory_stats
 from memories.services.lifecycle import lifecycle_run
 from memories.services.memories import memory_create, memory_update
@@ -56,7 +57,9 @@ def test_decay_curves_are_the_scoring_functions(settings):
 
 
 def test_strength_projection_follows_the_policy_from_the_last_reinforcement(alice):
-    memory = memory_create(owner=alice, content="Plays the piano", actor="t", importance=0.6, retention="long")
+    memory = memory_create(
+        owner=alice, draft=MemoryDraft(content="Plays the piano", importance=0.6, retention="long"), actor="t"
+    )
     reinforced = timezone.now() - timedelta(days=20)
     type(memory).objects.filter(pk=memory.pk).update(last_reinforced_at=reinforced)
     memory.refresh_from_db()
@@ -76,7 +79,9 @@ def test_past_strengths_show_each_history_row_before_and_after(alice):
     # given a memory said 16 days ago, decayed by the lifecycle across 0.55 (0.6 × 0.99^9 ≈ 0.548)
     now = timezone.now()
     said = now - timedelta(days=16)
-    memory = memory_create(owner=alice, content="Plays chess", actor="t", importance=0.6, observed_at=said)
+    memory = memory_create(
+        owner=alice, draft=MemoryDraft(content="Plays chess", importance=0.6, observed_at=said), actor="t"
+    )
     lifecycle_run(owner=alice, now=now)
     memory.refresh_from_db()
 

@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from django.test import Client
 
 from erasure.models import ErasureReceipt
+from memories.drafts import MemoryDraft
 from memories.models import Memory
 from memories.services.memories import memory_create
 from sessions.models import ChatSession
@@ -17,10 +18,10 @@ pytestmark = pytest.mark.django_db
 
 
 def test_command_erases_and_prints_the_receipt(user, other_user):
-    memory_create(owner=user, content="alice likes tea", actor="test")
-    memory_create(owner=user, content="alice runs", actor="test", agent="coach")
+    memory_create(owner=user, draft=MemoryDraft(content="alice likes tea"), actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="alice runs", agent="coach"), actor="test")
     ChatSession.objects.create(owner=user)
-    memory_create(owner=other_user, content="bob likes coffee", actor="test")
+    memory_create(owner=other_user, draft=MemoryDraft(content="bob likes coffee"), actor="test")
     out = StringIO()
 
     call_command("erase", "--owner", "alice", "--yes", stdout=out)
@@ -35,8 +36,8 @@ def test_command_erases_and_prints_the_receipt(user, other_user):
 
 
 def test_command_agent_scope_and_second_run_is_a_noop(user):
-    memory_create(owner=user, content="alice likes tea", actor="test")
-    memory_create(owner=user, content="alice runs", actor="test", agent="coach")
+    memory_create(owner=user, draft=MemoryDraft(content="alice likes tea"), actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="alice runs", agent="coach"), actor="test")
     first = StringIO()
     call_command("erase", "--owner", "alice", "--agent", "coach", "--yes", stdout=first)
     second, errors = StringIO(), StringIO()
@@ -51,7 +52,7 @@ def test_command_agent_scope_and_second_run_is_a_noop(user):
 
 
 def test_command_refuses_without_yes_when_not_interactive(user, monkeypatch):
-    memory_create(owner=user, content="alice likes tea", actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="alice likes tea"), actor="test")
     monkeypatch.setattr("sys.stdin", StringIO("y\n"))
 
     with pytest.raises(CommandError, match="--yes"):
@@ -74,8 +75,8 @@ def test_command_verifies_receipts_and_notices_an_edited_one(user):
 
 
 def test_admin_action_asks_then_erases(user, other_user, django_capture_on_commit_callbacks):
-    memory_create(owner=user, content="alice likes tea", actor="test")
-    memory_create(owner=other_user, content="bob likes coffee", actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="alice likes tea"), actor="test")
+    memory_create(owner=other_user, draft=MemoryDraft(content="bob likes coffee"), actor="test")
     staff = UserFactory(username="root", is_staff=True, is_superuser=True)
     client = Client()
     client.force_login(staff)
@@ -117,7 +118,7 @@ class _Terminal(StringIO):
 
 def test_command_asks_on_stderr_so_that_stdout_is_only_the_receipt(user, monkeypatch):
     # given alice's memory and a person at the terminal who answers yes
-    memory_create(owner=user, content="alice likes tea", actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="alice likes tea"), actor="test")
     monkeypatch.setattr("sys.stdin", _Terminal("y\n"))
     out, err = StringIO(), StringIO()
 
@@ -131,7 +132,7 @@ def test_command_asks_on_stderr_so_that_stdout_is_only_the_receipt(user, monkeyp
 
 
 def test_command_answered_no_erases_nothing(user, monkeypatch):
-    memory_create(owner=user, content="alice likes tea", actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="alice likes tea"), actor="test")
     monkeypatch.setattr("sys.stdin", _Terminal("n\n"))
     out = StringIO()
 

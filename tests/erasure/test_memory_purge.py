@@ -3,6 +3,7 @@
 import pytest
 from django.core.management import call_command
 
+from memories.drafts import MemoryDraft
 from memories.models import CoreMemory, DailyDigest, EmbeddingCache, Memory, MemoryEvent, MemorySource
 from memories.services.embeddings import _key
 from memories.services.memories import memory_create
@@ -77,8 +78,8 @@ def test_delete_without_purge_forgets_and_keeps_the_history(api):
 def test_purge_keeps_a_cached_embedding_another_memory_still_uses(api, user, other_user):
     # given the same text as a memory of the owner's other agent, and as another owner's memory
     memory_id = _written(api, "I like green tea")
-    memory_create(owner=user, content="I like green tea", actor="test", agent="travel")
-    memory_create(owner=other_user, content="I like green tea", actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="I like green tea", agent="travel"), actor="test")
+    memory_create(owner=other_user, draft=MemoryDraft(content="I like green tea"), actor="test")
     model = EmbeddingCache.objects.values_list("model", flat=True).first()
 
     api.delete(f"/api/v1/memories/{memory_id}/?purge=true")
@@ -90,7 +91,7 @@ def test_purge_keeps_a_cached_embedding_another_memory_still_uses(api, user, oth
 
 
 def test_purge_of_another_owners_memory_is_a_404_and_changes_nothing(api, other_user):
-    theirs = memory_create(owner=other_user, content="Bob's secret", actor="test")
+    theirs = memory_create(owner=other_user, draft=MemoryDraft(content="Bob's secret"), actor="test")
 
     response = api.delete(f"/api/v1/memories/{theirs.pk}/?purge=true")
 
@@ -109,7 +110,7 @@ def test_bad_purge_value_is_a_400(api):
 
 
 def test_cli_hard_delete_purges(user, django_capture_on_commit_callbacks):
-    memory = memory_create(owner=user, content="delete me for good", actor="test")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="delete me for good"), actor="test")
 
     with django_capture_on_commit_callbacks(execute=True):
         call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard", "--yes")

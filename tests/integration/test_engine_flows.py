@@ -11,6 +11,7 @@ from urllib.parse import urlencode
 import pytest
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryRelation
 from memories.providers.llm import get_llm_cache_clear
 from memories.services.decisions import memory_write
@@ -252,7 +253,7 @@ def llm_server(settings):
 @pytest.mark.django_db
 def test_the_openai_provider_drives_a_consolidation(user, llm_server):
     # given an existing memory and an ended session, and the fake LLM's answers
-    memory_write(owner=user, content="User lives in Berlin", actor="test", importance="high")
+    memory_write(owner=user, draft=MemoryDraft(content="User lives in Berlin", importance="high"), actor="test")
     session = conversation(user, *TURNS)
     job = session_end(session=session)
     llm_server.reply_json(EXTRACTION)

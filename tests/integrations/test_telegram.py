@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from integrations.models import TelegramLink, TelegramLinkCode, TelegramUpdate
 from integrations.services.telegram import INVALID_CODE, NOT_LINKED, telegram_link_code_create
+from memories.drafts import MemoryDraft
 from memories.models import Memory, Status
 from memories.services.memories import memory_create
 from memories.services.responder import OFFLINE_NOTICE
@@ -173,9 +174,15 @@ def test_a_redelivered_update_is_ignored(linked, bot, django_capture_on_commit_c
 
 
 def test_memories_lists_what_is_pinned(user, linked, bot, say):
-    memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference", importance=0.8)
-    memory_create(owner=user, content="Lives in Porto", actor="t", category="fact", importance=0.7)
-    memory_create(owner=user, content="Maybe likes chess", actor="t", category="preference", importance=0.1)
+    memory_create(
+        owner=user,
+        draft=MemoryDraft(content="Prefers green tea over coffee", category="preference", importance=0.8),
+        actor="t",
+    )
+    memory_create(owner=user, draft=MemoryDraft(content="Lives in Porto", category="fact", importance=0.7), actor="t")
+    memory_create(
+        owner=user, draft=MemoryDraft(content="Maybe likes chess", category="preference", importance=0.1), actor="t"
+    )
 
     say("/memories")
 
@@ -192,8 +199,10 @@ def test_memories_when_there_are_none(linked, bot, say):
 
 def test_forget_asks_and_yes_forgets(user, linked, bot, say):
     # given two memories
-    tea = memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference")
-    porto = memory_create(owner=user, content="Lives in Porto", actor="t")
+    tea = memory_create(
+        owner=user, draft=MemoryDraft(content="Prefers green tea over coffee", category="preference"), actor="t"
+    )
+    porto = memory_create(owner=user, draft=MemoryDraft(content="Lives in Porto"), actor="t")
 
     # when Ana asks to forget the tea preference
     say("/forget green tea")
@@ -222,7 +231,9 @@ def test_forget_asks_and_yes_forgets(user, linked, bot, say):
 
 
 def test_anything_but_yes_cancels_the_forget(user, linked, bot, say):
-    tea = memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference")
+    tea = memory_create(
+        owner=user, draft=MemoryDraft(content="Prefers green tea over coffee", category="preference"), actor="t"
+    )
 
     say("/forget green tea")
     say("no")
@@ -238,7 +249,7 @@ def test_anything_but_yes_cancels_the_forget(user, linked, bot, say):
 
 
 def test_forget_without_a_match(user, linked, bot, say):
-    memory_create(owner=user, content="Lives in Porto", actor="t")
+    memory_create(owner=user, draft=MemoryDraft(content="Lives in Porto"), actor="t")
     say("/forget quantum chromodynamics")
     assert bot.messages_to(CHAT_ID) == ["I found no memory matching «quantum chromodynamics»."]
 

@@ -11,6 +11,7 @@ import pytest
 from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create
+from memories.drafts import MemoryDraft
 from memories.services.memories import memory_create
 from tests.factories import UserFactory
 from tests.fakes.webhook_receiver import WebhookReceiver
@@ -73,7 +74,7 @@ def test_a_delivery_to_an_address_that_became_private_is_refused_at_connect_time
 
     # when an event is delivered
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     # then nothing reached the local service and the log says why
     assert receiver.requests == []
@@ -91,7 +92,7 @@ def test_the_delivery_log_keeps_status_and_timing_never_the_response_body(
     receiver.answer_with(500, body=b"INTERNAL-ONLY: db_password=hunter2")
 
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     log = api.get(f"/api/v1/webhooks/{hook.pk}/deliveries/").content.decode()
     assert "db_password" not in log and "INTERNAL-ONLY" not in log
@@ -108,7 +109,7 @@ def test_a_redirect_is_never_followed(settings, user, receiver, django_capture_o
     receiver.answer_with(302, headers={"Location": "http://10.0.0.1/internal"})
 
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     assert [r.status for r in receiver.requests] == [302]
     delivery = WebhookDelivery.objects.get()
@@ -120,7 +121,7 @@ def test_each_attempt_signs_the_time_it_was_sent(user, receiver, django_capture_
     before = int(time.time())
 
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     (request,) = receiver.requests
     sent = request.body["timestamp"]
@@ -147,8 +148,8 @@ def test_a_dead_endpoint_delays_only_its_own_deliveries_in_the_embedded_mode(set
 
         # when Carol gains three memories, then Dave one
         for n in range(3):
-            memory_create(owner=carol, content=f"Carol fact {n}", actor="t")
-        memory_create(owner=dave, content="Dave likes jazz", actor="t")
+            memory_create(owner=carol, draft=MemoryDraft(content=f"Carol fact {n}"), actor="t")
+        memory_create(owner=dave, draft=MemoryDraft(content="Dave likes jazz"), actor="t")
 
         # then Dave's delivery arrives while Carol's endpoint backs off
         deadline = time.monotonic() + 15

@@ -13,6 +13,7 @@ from django.utils import timezone
 from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.webhooks import webhook_subscription_create
 from integrations.tasks import integrations_sweep
+from memories.drafts import MemoryDraft
 from memories.services.actions import memory_forget
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_create, memory_update
@@ -45,8 +46,10 @@ def test_a_failed_delivery_is_retried_signed_and_logged_and_other_owners_never_r
 
     # when Alice and Bob each gain a memory
     with django_capture_on_commit_callbacks(execute=True):
-        memory = memory_create(owner=user, content="Prefers green tea", actor="t", category="preference")
-        memory_create(owner=other_user, content="Bob likes jazz", actor="t")
+        memory = memory_create(
+            owner=user, draft=MemoryDraft(content="Prefers green tea", category="preference"), actor="t"
+        )
+        memory_create(owner=other_user, draft=MemoryDraft(content="Bob likes jazz"), actor="t")
 
     # then the receiver got Alice's event twice (500, then 200), correctly signed both times
     assert [(r.status, r.signature_ok) for r in receiver.requests] == [(500, True), (200, True)]
@@ -98,12 +101,14 @@ def test_a_failed_delivery_is_retried_signed_and_logged_and_other_owners_never_r
 def drink(owner, value: str):
     return memory_write(
         owner=owner,
-        content=f"User prefers {value} in the morning",
+        draft=MemoryDraft(
+            content=f"User prefers {value} in the morning",
+            category="preference",
+            subject="drink preference",
+            predicate="prefers",
+            structured_data={"value": f"{value} in the morning"},
+        ),
         actor="t",
-        category="preference",
-        subject="drink preference",
-        predicate="prefers",
-        structured_data={"value": f"{value} in the morning"},
     )
 
 
@@ -155,7 +160,7 @@ def test_a_rolled_back_change_sends_nothing(user, receiver, django_capture_on_co
     with django_capture_on_commit_callbacks(execute=True):
         try:
             with transaction.atomic():
-                memory_create(owner=user, content="Never happened", actor="t")
+                memory_create(owner=user, draft=MemoryDraft(content="Never happened"), actor="t")
                 raise RuntimeError("roll back")
         except RuntimeError:
             pass
@@ -172,7 +177,7 @@ def test_a_receiver_that_keeps_failing_ends_failed_after_the_last_attempt(
     receiver.answer(503, 503, 503, 503)
 
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("failed", 3, 503)
@@ -187,7 +192,7 @@ def test_an_unreachable_receiver_is_recorded_as_a_network_error(settings, user, 
     webhook_subscription_create(owner=user, url=url, secret=SECRET, events=["memory.added"])
 
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     delivery = WebhookDelivery.objects.get()
     assert (delivery.status, delivery.attempts, delivery.last_status_code) == ("failed", 2, None)
@@ -200,7 +205,7 @@ def test_inactive_and_unsubscribed_events_are_not_delivered(user, receiver, djan
     WebhookSubscription.objects.filter(pk=inactive.pk).update(active=False)
 
     with django_capture_on_commit_callbacks(execute=True):
-        memory_create(owner=user, content="Prefers green tea", actor="t")
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     assert receiver.requests == []
     assert WebhookDelivery.objects.count() == 0
@@ -300,7 +305,7 @@ def test_without_a_broker_deliveries_run_beside_the_request(settings, receiver):
     receiver.answer(500)
 
     # when a memory is added (and committed)
-    memory_create(owner=owner, content="Prefers green tea", actor="t")
+    memory_create(owner=owner, draft=MemoryDraft(content="Prefers green tea"), actor="t")
 
     # then the delivery succeeds on its second attempt, off this thread
     deadline = time.monotonic() + 10

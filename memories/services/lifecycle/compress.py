@@ -6,6 +6,7 @@ from datetime import timedelta
 from django.db import connection, transaction
 from django.db.models import Count, Q
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryRelation, RelationType, Retention, Source, Status
 from memories.services.lifecycle import common
 from memories.services.lifecycle.common import ACTOR, StepContext, status_move
@@ -108,16 +109,19 @@ def _compress_apply(run: StepContext, batch: list[dict], summaries: list[str]) -
         retention = Retention.PERMANENT if all(m["retention"] == "permanent" for m in originals) else Retention.LONG
         created = []
         for text in summaries:
-            summary = memory_create(
-                owner=run.owner,
+            draft = MemoryDraft(
                 content=text,
-                actor=ACTOR,
                 category=batch[0]["category"],
                 agent=batch[0]["agent"],
                 importance=max(m["importance"] for m in originals),
                 source=Source.CONSOLIDATION,
                 retention=retention,
                 observed_at=run.now,
+            )
+            summary = memory_create(
+                owner=run.owner,
+                draft=draft,
+                actor=ACTOR,
                 source_session=_session_of(sessions),
                 reason=f"compressed from {len(originals)} memories",
             )

@@ -8,6 +8,7 @@ from django.db import connection, transaction
 from django.db.models import Exists, OuterRef, Q
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.models import DailyDigest, Memory, MemoryEvent, Source, Status
 from memories.services.decisions import memory_write
 from memories.services.lifecycle import common
@@ -179,15 +180,14 @@ def _digest_promote(run: StepContext, digest: DailyDigest) -> int:
         if status_of.get(memory_id) in (Status.REJECTED, Status.PENDING_REVIEW) or memory_id in forgotten_by_person:
             continue
         category = entry.get("category") or "fact"
-        memory_write(
-            owner=run.owner,
+        draft = MemoryDraft(
             content=content,
-            actor=ACTOR,
             category=category,
             importance=float(entry["importance"]),
             agent=digest.agent,
             source=Source.CONSOLIDATION,
         )
+        memory_write(owner=run.owner, draft=draft, actor=ACTOR)
         promoted += 1
     return promoted
 

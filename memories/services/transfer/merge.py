@@ -56,13 +56,9 @@ def records_merge(
             )
             known[key] = _entry_remember(owner=owner, agent=namespace, key=key[1], memory=memory)
             continue
-        result = memory_write(
-            owner=owner,
-            actor=actor,
-            agent=namespace,
-            status=Status.PENDING_REVIEW if record.status == Status.PENDING_REVIEW else None,
-            **record.write_fields(),
-        )
+        # Only a held status is the file's to say here: a live one is the decision's (restored below).
+        held = Status.PENDING_REVIEW if record.status == Status.PENDING_REVIEW else None
+        result = memory_write(owner=owner, draft=record.draft(agent=namespace, status=held), actor=actor)
         memory = result.memory
         report.memory_ids.append(str(memory.pk))
         known[key] = _entry_remember(owner=owner, agent=namespace, key=key[1], memory=memory)
@@ -116,12 +112,10 @@ def _write_inert(*, owner, record: ImportRecord, report: ImportReport, actor: st
     """Forgotten and rejected memories are history: kept for fidelity, never merged with live ones."""
     memory = memory_create(
         owner=owner,
+        draft=record.draft(agent=agent, status=record.status),
         actor=actor,
-        agent=agent,
-        status=record.status,
         event_type=EventType.IMPORT,
         reason=reason,
-        **record.write_fields(),
     )
     changes = _preserved(record, memory)
     if changes:

@@ -7,6 +7,7 @@ from datetime import datetime, time
 
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.formats.categories import category_from_seed
 from memories.models import (
     Category,
@@ -103,20 +104,22 @@ class ImportRecord:
     updated_at: datetime | None = None
     relations: list = field(default_factory=list)  # [(type, target's exported id, weight)]
 
-    def write_fields(self) -> dict:
-        """What memory_write and memory_create take from the record, as an import (source "import")."""
-        return {
-            "content": self.content,
-            "category": self.category,
-            "importance": self.importance,
-            "source": Source.IMPORT,
-            "retention": self.retention,
-            "subject": self.subject,
-            "predicate": self.predicate,
-            "structured_data": self.structured_data,
-            "confidence": self.confidence,
-            "observed_at": self.observed_at,
-        }
+    def draft(self, *, agent: str, status: str | None) -> MemoryDraft:
+        """The record as memory_write and memory_create take it, as an import (source "import")."""
+        return MemoryDraft(
+            content=self.content,
+            category=self.category,
+            importance=self.importance,
+            agent=agent,
+            source=Source.IMPORT,
+            retention=self.retention,
+            subject=self.subject,
+            predicate=self.predicate,
+            structured_data=self.structured_data,
+            confidence=self.confidence,
+            status=status,
+            observed_at=self.observed_at,
+        )
 
 
 def record_agent(record: ImportRecord, agent: str | None) -> str:

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.services import responder
 from memories.services.memories import memory_create
 from sessions.models import ChatSession, ConversationTurn
@@ -17,7 +18,7 @@ def post(client, url, body):
 
 def test_offline_chat_stores_turns_answers_from_memory_and_says_it_is_offline(alice, alice_client, settings):
     settings.OPENAI_API_KEY = ""
-    memory_create(owner=alice, content="Sister Ana lives in Porto", actor="t", category="fact")
+    memory_create(owner=alice, draft=MemoryDraft(content="Sister Ana lives in Porto", category="fact"), actor="t")
     first = post(alice_client, "/dashboard/api/chat/send/", {"message": "Where does my sister Ana live?"}).json()
     assert first["responder"] == "offline"
     assert first["reply"].startswith(responder.OFFLINE_NOTICE)

@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import CoreMemory, Memory
 from memories.services.memories import memory_create, memory_update
 from sessions.models import Scratchpad
@@ -18,8 +19,12 @@ def put(client, url, body):
 @pytest.fixture
 def notes(alice):
     return {
-        "tea": memory_create(owner=alice, content="Likes green tea", actor="t", category="preference"),
-        "rule": memory_create(owner=alice, content="Never deploy on Fridays", actor="t", category="rule"),
+        "tea": memory_create(
+            owner=alice, draft=MemoryDraft(content="Likes green tea", category="preference"), actor="t"
+        ),
+        "rule": memory_create(
+            owner=alice, draft=MemoryDraft(content="Never deploy on Fridays", category="rule"), actor="t"
+        ),
     }
 
 

@@ -4,6 +4,7 @@ the page looks at and no one else."""
 import pytest
 from django.test import Client
 
+from memories.drafts import MemoryDraft
 from memories.models import LifecycleRun
 from memories.services.memories import memory_create
 from memories.services.transfer import memory_export
@@ -30,8 +31,8 @@ def test_anonymous_requests_are_401():
     ],
 )
 def test_the_export_is_the_apis_file(alice, bob, alice_client, fmt, name, media_type):
-    memory_create(owner=alice, content="Likes green tea", actor="test", category="preference")
-    memory_create(owner=bob, content="Bob's own memory", actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content="Likes green tea", category="preference"), actor="test")
+    memory_create(owner=bob, draft=MemoryDraft(content="Bob's own memory"), actor="test")
     response = alice_client.get("/dashboard/api/export/", {"format": fmt})
     assert response.status_code == 200
     assert response["Content-Type"].split(";")[0] == media_type
@@ -42,7 +43,7 @@ def test_the_export_is_the_apis_file(alice, bob, alice_client, fmt, name, media_
 
 
 def test_staff_export_the_owner_they_look_at(alice, staff_client):
-    memory_create(owner=alice, content="Likes green tea", actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content="Likes green tea"), actor="test")
     response = staff_client.get("/dashboard/api/export/", {"format": "jsonl", "owner": "alice"})
     assert response.content.decode() == memory_export(owner=alice, fmt="jsonl")
 
@@ -54,7 +55,7 @@ def test_an_unknown_format_is_a_400_naming_it(alice_client):
 
 
 def test_run_lifecycle_now_runs_it_for_the_owner(alice, bob, alice_client):
-    memory_create(owner=alice, content="Likes green tea", actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content="Likes green tea"), actor="test")
     response = alice_client.post("/dashboard/api/lifecycle/run/", {}, content_type="application/json")
     assert response.status_code == 200
     run = LifecycleRun.objects.get()

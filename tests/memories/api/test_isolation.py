@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent, MemorySource
 from memories.services.memories import memory_create
 from sessions.models import ChatSession, Episode, ExtractionJob, Scratchpad
@@ -34,7 +35,10 @@ def alice_world(user):
         ended_at=datetime(2024, 1, 1, 1, tzinfo=UTC),
     )
     memory = memory_create(
-        owner=user, content=f"Alice is travelling to {MARKER} in May", actor="test", source_session=session
+        owner=user,
+        draft=MemoryDraft(content=f"Alice is travelling to {MARKER} in May"),
+        actor="test",
+        source_session=session,
     )
     MemorySource.objects.create(owner=user, memory=memory, turn=t1, position=0)
     pinned = MemoryFactory(owner=user, content=f"Alice's favourite island is {MARKER}", strength=0.9, pinned=True)

@@ -4,6 +4,7 @@ import re
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_update
@@ -22,7 +23,9 @@ CONTENTS = {
 @pytest.fixture
 def memories(user):
     return {
-        key: memory_write(owner=user, content=content, category=category, importance=importance, actor="seed").memory
+        key: memory_write(
+            owner=user, draft=MemoryDraft(content=content, category=category, importance=importance), actor="seed"
+        ).memory
         for key, (content, category, importance) in CONTENTS.items()
     }
 

@@ -11,6 +11,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from hotcache.services import hot_cache_invalidate
+from memories.drafts import MemoryDraft
 from memories.models import MemorySource
 from memories.services.memories import memory_create, memory_update
 from memory_project.background import background_process_attach
@@ -104,7 +105,7 @@ def test_memory_detail_budget_does_not_grow_with_source_turns(api, user, django_
 
 def test_memory_history_budget(api, user, django_assert_max_num_queries):
     # given a memory with one event, then fifteen more
-    memory = memory_create(owner=user, content="Runs on Sundays", actor="test")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Runs on Sundays"), actor="test")
     url = f"/api/v1/memories/{memory.id}/history/"
     api.get(url)
     small = _count(lambda: api.get(url))

@@ -5,6 +5,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from memories.drafts import MemoryDraft
 from memories.models import CoreMemory, Memory
 from memories.services.decisions import memory_write
 from tests.support import assert_error
@@ -60,8 +61,8 @@ def test_an_oversized_upload_is_413(api, settings):
 
 
 def test_export_downloads_each_format_as_an_attachment_of_the_owner_only(api, other_api, user, other_user):
-    memory_write(owner=user, content="User prefers oolong tea", category="preference", actor="t")
-    memory_write(owner=other_user, content="Bob collects stamps", category="fact", actor="t")
+    memory_write(owner=user, draft=MemoryDraft(content="User prefers oolong tea", category="preference"), actor="t")
+    memory_write(owner=other_user, draft=MemoryDraft(content="Bob collects stamps", category="fact"), actor="t")
     expected = {
         "memory-md": ("MEMORY.md", "text/markdown"),
         "learnings-md": ("learnings.md", "text/markdown"),
@@ -85,7 +86,11 @@ def test_export_downloads_each_format_as_an_attachment_of_the_owner_only(api, ot
 
 
 def test_export_then_import_through_the_api_into_another_owner(api, other_api, user, other_user):
-    memory_write(owner=user, content="User prefers oolong tea", category="preference", importance=0.9, actor="t")
+    memory_write(
+        owner=user,
+        draft=MemoryDraft(content="User prefers oolong tea", category="preference", importance=0.9),
+        actor="t",
+    )
     text = api.get("/api/v1/export/?format=jsonl").content.decode()
 
     response = other_api.post("/api/v1/import/", {"content": text, "name": "memories.jsonl"}, format="json")
@@ -123,8 +128,14 @@ def test_entries_get_and_post_speak_salience_and_seed_categories(api, user):
 
 
 def test_search_with_category_and_use_decay(api, user):
-    memory_write(owner=user, content="fetch_url fails on single-page apps", category="error", actor="t")
-    memory_write(owner=user, content="User prefers fetch of news in the morning", category="preference", actor="t")
+    memory_write(
+        owner=user, draft=MemoryDraft(content="fetch_url fails on single-page apps", category="error"), actor="t"
+    )
+    memory_write(
+        owner=user,
+        draft=MemoryDraft(content="User prefers fetch of news in the morning", category="preference"),
+        actor="t",
+    )
 
     procedural = api.post("/api/v1/memory/search", {"query": "fetch", "category": "procedural"}, format="json").json()
     assert [r["content"] for r in procedural["results"]] == ["fetch_url fails on single-page apps"]
@@ -139,8 +150,8 @@ def test_search_with_category_and_use_decay(api, user):
 
 
 def test_procedural_lists_skills_errors_and_rules(api, other_api, user):
-    memory_write(owner=user, content="Never deploy on Fridays", category="rule", actor="t")
-    memory_write(owner=user, content="User prefers green tea", category="preference", actor="t")
+    memory_write(owner=user, draft=MemoryDraft(content="Never deploy on Fridays", category="rule"), actor="t")
+    memory_write(owner=user, draft=MemoryDraft(content="User prefers green tea", category="preference"), actor="t")
 
     body = api.get("/api/v1/memory/procedural").json()
 

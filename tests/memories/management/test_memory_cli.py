@@ -7,6 +7,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, Status
 from memories.services.embeddings import embedding_get
 from memories.services.memories import memory_create
@@ -31,9 +32,13 @@ def run_both(*args) -> tuple[str, str]:
 
 def test_search_prints_a_table_of_the_best_matches(user, other_user):
     # given memories of two owners
-    memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference")
-    memory_create(owner=user, content="Lives in Porto", actor="t")
-    memory_create(owner=other_user, content="Prefers green tea with honey", actor="t", category="preference")
+    memory_create(
+        owner=user, draft=MemoryDraft(content="Prefers green tea over coffee", category="preference"), actor="t"
+    )
+    memory_create(owner=user, draft=MemoryDraft(content="Lives in Porto"), actor="t")
+    memory_create(
+        owner=other_user, draft=MemoryDraft(content="Prefers green tea with honey", category="preference"), actor="t"
+    )
 
     # when Alice's memories are searched
     output = run("search", "green tea", "--owner", "alice", "--top-k", "1")
@@ -91,9 +96,9 @@ def test_bad_arguments_are_a_command_error(user, args, message):
 
 def test_delete_forgets_and_hard_delete_removes(user, other_user):
     # given two memories of Alice and one of Bob
-    tea = memory_create(owner=user, content="Prefers green tea", actor="t")
-    porto = memory_create(owner=user, content="Lives in Porto", actor="t")
-    bobs = memory_create(owner=other_user, content="Bob likes jazz", actor="t")
+    tea = memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
+    porto = memory_create(owner=user, draft=MemoryDraft(content="Lives in Porto"), actor="t")
+    bobs = memory_create(owner=other_user, draft=MemoryDraft(content="Bob likes jazz"), actor="t")
 
     # when one is deleted (forgotten) and the other hard-deleted
     forgot = run("delete", str(tea.pk), "--owner", "alice")
@@ -184,8 +189,10 @@ def test_consolidate_refuses_an_open_session(user):
 
 def test_export_then_import_into_another_owner(user, other_user, tmp_path):
     # given Alice's memories
-    memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference")
-    memory_create(owner=user, content="Lives in Porto", actor="t")
+    memory_create(
+        owner=user, draft=MemoryDraft(content="Prefers green tea over coffee", category="preference"), actor="t"
+    )
+    memory_create(owner=user, draft=MemoryDraft(content="Lives in Porto"), actor="t")
     target = tmp_path / "memories.jsonl"
 
     # when they are exported as JSONL and imported for Bob
@@ -219,7 +226,9 @@ def test_export_then_import_into_another_owner(user, other_user, tmp_path):
 
 
 def test_export_memory_md_to_stdout(user):
-    memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference")
+    memory_create(
+        owner=user, draft=MemoryDraft(content="Prefers green tea over coffee", category="preference"), actor="t"
+    )
     output = run("export", "--owner", "alice", "--format", "memory-md", "--output", "-")
     assert "Prefers green tea over coffee" in output
     assert output.startswith("#")
@@ -227,7 +236,9 @@ def test_export_memory_md_to_stdout(user):
 
 def test_import_a_memory_md_file(user, tmp_path):
     source = tmp_path / "MEMORY.md"
-    memory_create(owner=user, content="Prefers green tea over coffee", actor="t", category="preference")
+    memory_create(
+        owner=user, draft=MemoryDraft(content="Prefers green tea over coffee", category="preference"), actor="t"
+    )
     source.write_text(run("export", "--owner", "alice", "--format", "memory-md", "--output", "-"))
     Memory.objects.all().delete()
 

@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent
 from memories.services.memories import memory_create
 from tests.integration.harness import ROOT, command_env
@@ -20,7 +21,7 @@ class _Terminal(StringIO):
 
 @pytest.mark.django_db
 def test_hard_delete_refuses_without_yes_when_not_interactive(user, monkeypatch):
-    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="User likes tea"), actor="test")
     monkeypatch.setattr("sys.stdin", StringIO("y\n"))
 
     with pytest.raises(CommandError, match="--yes"):
@@ -31,7 +32,7 @@ def test_hard_delete_refuses_without_yes_when_not_interactive(user, monkeypatch)
 
 @pytest.mark.django_db
 def test_hard_delete_asks_on_stderr_and_a_no_keeps_the_memory(user, monkeypatch):
-    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="User likes tea"), actor="test")
     monkeypatch.setattr("sys.stdin", _Terminal("no\n"))
     out, err = StringIO(), StringIO()
 
@@ -45,7 +46,7 @@ def test_hard_delete_asks_on_stderr_and_a_no_keeps_the_memory(user, monkeypatch)
 
 @pytest.mark.django_db
 def test_hard_delete_with_yes_deletes_without_asking(user):
-    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="User likes tea"), actor="test")
     out, err = StringIO(), StringIO()
 
     call_command("memory", "delete", str(memory.pk), "--owner", "alice", "--hard", "--yes", stdout=out, stderr=err)
@@ -57,7 +58,7 @@ def test_hard_delete_with_yes_deletes_without_asking(user):
 
 @pytest.mark.django_db
 def test_a_soft_delete_needs_no_confirmation(user):
-    memory = memory_create(owner=user, content="User likes tea", actor="test")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="User likes tea"), actor="test")
     out = StringIO()
 
     call_command("memory", "delete", str(memory.pk), "--owner", "alice", stdout=out)
@@ -69,7 +70,7 @@ def test_a_soft_delete_needs_no_confirmation(user):
 @pytest.mark.django_db
 def test_reembed_draws_its_progress_on_stderr_and_prints_the_table_on_stdout(user):
     for n in range(3):
-        memory_create(owner=user, content=f"User fact number {n}", actor="test")
+        memory_create(owner=user, draft=MemoryDraft(content=f"User fact number {n}"), actor="test")
     out, err = StringIO(), StringIO()
 
     call_command("memory", "reembed", "--owner", "alice", stdout=out, stderr=err)
@@ -83,7 +84,7 @@ def test_reembed_draws_its_progress_on_stderr_and_prints_the_table_on_stdout(use
 @pytest.mark.slow
 @pytest.mark.django_db(transaction=True)
 def test_a_command_run_from_the_shell_prints_its_result_and_no_log_lines(user):
-    memory_create(owner=user, content="User likes tea", actor="test")
+    memory_create(owner=user, draft=MemoryDraft(content="User likes tea"), actor="test")
 
     done = subprocess.run(
         [sys.executable, "manage.py", "memory", "stats", "--owner", "alice"],

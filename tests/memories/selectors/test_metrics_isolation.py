@@ -2,6 +2,7 @@
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.services import embeddings
 from memories.services.decisions import memory_write
 
@@ -28,7 +29,7 @@ def counting(monkeypatch):
 
 def test_a_guess_of_another_owners_memory_is_not_a_cache_hit(user, other_user, api, other_api, counting):
     # given Alice's memory, embedded (and cached) when she wrote it
-    memory_write(owner=user, content=SECRET, actor="alice")
+    memory_write(owner=user, draft=MemoryDraft(content=SECRET), actor="alice")
     before = other_api.get("/api/v1/metrics/").json()["embedding_cache"]
 
     # when Bob searches for the exact text as a guess
@@ -44,7 +45,7 @@ def test_a_guess_of_another_owners_memory_is_not_a_cache_hit(user, other_user, a
 
 def test_an_owners_metrics_count_only_their_own_searches_and_cache_use(user, other_user, api, other_api):
     # given Alice searching three times and writing a memory
-    memory_write(owner=user, content="Prefers green tea", actor="alice")
+    memory_write(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="alice")
     for _ in range(3):
         api.post("/api/v1/search/", {"query": "green tea"}, format="json")
 

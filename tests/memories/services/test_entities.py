@@ -3,6 +3,7 @@ its text names, so the graph links imported, edited and agent-written memories t
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import Entity, Memory, MemoryEntity
 from memories.services.decisions import memory_write
 from memories.services.entities import entities_detect, memory_entities_link
@@ -59,7 +60,7 @@ def test_rest_create_links_the_entities_of_the_content(api, user):
 
 def test_rest_patch_relinks_to_the_new_content(api, user):
     # given a memory linked to Lisbon
-    memory = memory_create(owner=user, content="Lives in Lisbon", actor="seed")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Lives in Lisbon"), actor="seed")
     assert links(memory) == [("Lisbon", "place")]
 
     # when its content is edited through PATCH
@@ -72,7 +73,7 @@ def test_rest_patch_relinks_to_the_new_content(api, user):
 
 
 def test_an_update_that_keeps_the_text_keeps_the_links(user):
-    memory = memory_create(owner=user, content=LISBON, actor="seed")
+    memory = memory_create(owner=user, draft=MemoryDraft(content=LISBON), actor="seed")
     ids = sorted(MemoryEntity.objects.filter(memory=memory).values_list("pk", flat=True))
 
     memory_update(memory=memory, actor="test", importance=0.9)
@@ -83,9 +84,9 @@ def test_an_update_that_keeps_the_text_keeps_the_links(user):
 def test_the_same_name_is_one_entity_per_owner_and_never_shared(user):
     # given two memories of alice naming Lisbon and one of bob
     bob = UserFactory()
-    first = memory_create(owner=user, content="Lives in Lisbon", actor="seed")
-    second = memory_create(owner=user, content="Loves the pastries of Lisbon", actor="seed")
-    theirs = memory_create(owner=bob, content="Moved to Lisbon", actor="seed")
+    first = memory_create(owner=user, draft=MemoryDraft(content="Lives in Lisbon"), actor="seed")
+    second = memory_create(owner=user, draft=MemoryDraft(content="Loves the pastries of Lisbon"), actor="seed")
+    theirs = memory_create(owner=bob, draft=MemoryDraft(content="Moved to Lisbon"), actor="seed")
 
     # then alice has one Lisbon linked to both, bob his own
     alice_lisbon = Entity.objects.get(owner=user, normalized_name="lisbon")
@@ -97,10 +98,10 @@ def test_the_same_name_is_one_entity_per_owner_and_never_shared(user):
 
 def test_a_name_without_a_kind_joins_the_known_entity_of_that_name(user):
     # given Lisbon known as a place
-    memory_create(owner=user, content="Lives in Lisbon", actor="seed")
+    memory_create(owner=user, draft=MemoryDraft(content="Lives in Lisbon"), actor="seed")
 
     # when a memory names it where its kind cannot be told
-    memory = memory_create(owner=user, content="Lisbon has steep hills", actor="seed")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Lisbon has steep hills"), actor="seed")
 
     # then it is linked to the same place, not to a second Lisbon
     assert links(memory) == [("Lisbon", "place")]
@@ -108,7 +109,7 @@ def test_a_name_without_a_kind_joins_the_known_entity_of_that_name(user):
 
 
 def test_extractor_hints_add_to_the_names_in_the_text(user):
-    memory = memory_create(owner=user, content="Lives in Lisbon", actor="seed")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Lives in Lisbon"), actor="seed")
 
     memory_entities_link(memory=memory, hints=[("Melanie", "person"), ("lisbon", "place")])
 
@@ -117,7 +118,7 @@ def test_extractor_hints_add_to_the_names_in_the_text(user):
 
 def test_a_name_first_seen_without_a_kind_takes_the_kind_given_later(user):
     # given Melanie linked without a kind (her name starts the sentence)
-    memory = memory_create(owner=user, content="Melanie lives in Lisbon", actor="seed")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Melanie lives in Lisbon"), actor="seed")
     assert links(memory) == [("Lisbon", "place"), ("Melanie", "other")]
 
     # when an extractor names her as a person
@@ -142,7 +143,9 @@ def test_import_links_every_imported_memory(user):
 
 def test_memory_md_edit_links_added_and_edited_entries(user):
     # given MEMORY.md with one memory about Lisbon
-    kept = memory_write(owner=user, content="User lives in Lisbon", importance=0.8, actor="seed").memory
+    kept = memory_write(
+        owner=user, draft=MemoryDraft(content="User lives in Lisbon", importance=0.8), actor="seed"
+    ).memory
     state = memory_md_get(owner=user)
     assert "User lives in Lisbon" in state["content"]
 

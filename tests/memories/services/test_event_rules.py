@@ -4,6 +4,7 @@ import pytest
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
+from memories.drafts import MemoryDraft
 from memories.models import EventRule, Memory, MemoryEvent, Status
 from memories.services.event_rules import (
     condition_matches,
@@ -147,8 +148,10 @@ def test_important_memory_emits_event_and_default_rule_notifies(default_rules, d
     async_to_sync(layer.group_add)(owner_group(owner.pk), channel)
 
     with django_capture_on_commit_callbacks(execute=True):
-        important = memory_create(owner=owner, content="The deploy key rotates every Friday", actor="t", importance=0.9)
-        memory_create(owner=owner, content="Likes green tea", actor="t", importance=0.5)
+        important = memory_create(
+            owner=owner, draft=MemoryDraft(content="The deploy key rotates every Friday", importance=0.9), actor="t"
+        )
+        memory_create(owner=owner, draft=MemoryDraft(content="Likes green tea", importance=0.5), actor="t")
 
     events = [m["event"] for m in _drain(layer, channel)]
     types = [e["type"] for e in events]
@@ -173,9 +176,9 @@ def test_flag_rule_sends_matching_memory_to_review(db):
         action="flag",
     )
 
-    flagged = memory_create(owner=owner, content="My bank password hint is the cat", actor="t")
-    kept = memory_create(owner=owner, content="I like hiking", actor="t")
-    others = memory_create(owner=other, content="The password manager is 1Password", actor="t")
+    flagged = memory_create(owner=owner, draft=MemoryDraft(content="My bank password hint is the cat"), actor="t")
+    kept = memory_create(owner=owner, draft=MemoryDraft(content="I like hiking"), actor="t")
+    others = memory_create(owner=other, draft=MemoryDraft(content="The password manager is 1Password"), actor="t")
 
     assert Memory.objects.get(pk=flagged.pk).status == Status.PENDING_REVIEW
     assert Memory.objects.get(pk=kept.pk).status == Status.ACTIVE
@@ -189,7 +192,7 @@ def test_disabled_rules_do_not_fire(db):
     owner = UserFactory(username="alice")
     EventRule.objects.create(name="off", event_type="memory.changed", conditions=[], action="flag", enabled=False)
 
-    memory = memory_create(owner=owner, content="Anything at all", actor="t")
+    memory = memory_create(owner=owner, draft=MemoryDraft(content="Anything at all"), actor="t")
 
     assert Memory.objects.get(pk=memory.pk).status == Status.ACTIVE
 
@@ -205,6 +208,6 @@ def test_a_failing_action_does_not_break_the_write(db, monkeypatch):
 
     monkeypatch.setitem(event_rules.ACTIONS, "flag", explode)
 
-    memory = memory_create(owner=owner, content="Still stored", actor="t")
+    memory = memory_create(owner=owner, draft=MemoryDraft(content="Still stored"), actor="t")
 
     assert Memory.objects.filter(pk=memory.pk, status=Status.ACTIVE).exists()

@@ -7,6 +7,7 @@ import threading
 import pytest
 from django.db import connection
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent, MemorySource
 from memories.providers.llm_types import CandidateMemory
 from memories.services.decisions import memory_write
@@ -382,7 +383,7 @@ class ScriptedLLM:
 def test_every_kind_of_change_is_counted_once_and_re_reading_counts_nothing(user, monkeypatch):
     # given one memory for each decision to come
     def seed(content, **kwargs):
-        return memory_write(owner=user, content=content, actor="test", **kwargs).memory
+        return memory_write(owner=user, draft=MemoryDraft(content=content, **kwargs), actor="test").memory
 
     tennis = seed("User plays tennis on Mondays", category="fact")
     tea = seed(

@@ -3,6 +3,7 @@ an explicit "remember …" / "forget …" / "记住…" / "忘掉…" always doe
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
@@ -197,7 +198,7 @@ def test_a_turn_job_for_a_missing_turn_is_skipped(user):
 def test_forget_in_a_turn_forgets_the_best_match_once(user):
     # given three memories
     jazz, classical, lisbon = (
-        memory_write(owner=user, content=text, actor="test", category="preference").memory
+        memory_write(owner=user, draft=MemoryDraft(content=text, category="preference"), actor="test").memory
         for text in ("User likes jazz", "User likes classical music", "User lives in Lisbon")
     )
     session = conversation(

@@ -3,12 +3,14 @@ every memory stating the old state, and values decide what a near duplicate is."
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent, MemoryRelation
 from memories.selectors.context import context_build
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_write
 from tests.engine import event_types
 from tests.factories import ChatSessionFactory, ConversationTurnFactory
+from tests.memories.knowledge_cases import KEPT, UPDATES
 
 ACTOR = "test"
 
@@ -16,9 +18,9 @@ ACTOR = "test"
 pytestmark = pytest.mark.slow
 
 
-def write(owner, content, **kwargs):
-    kwargs.setdefault("actor", ACTOR)
-    return memory_write(owner=owner, content=content, **kwargs)
+def write(owner, content, *, source_session=None, source_turns=(), **fields):
+    draft = MemoryDraft(content=content, **fields)
+    return memory_write(owner=owner, draft=draft, actor=ACTOR, source_session=source_session, source_turns=source_turns)
 
 
 def statuses(owner):
@@ -90,22 +92,7 @@ def test_switching_names_the_old_value_and_supersedes_it(user, local_embedder):
     assert old.status == "archived"
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("User lives in Berlin", "User moved to Lisbon"),
-        ("User lives in Berlin", "User moved from Berlin to Lisbon last month"),
-        ("User works at Google", "User joined Stripe as a designer"),
-        ("User uses vim as their editor", "User switched from vim to VS Code"),
-        ("User eats meat every day", "User no longer eats meat"),
-        ("User smokes a pack a day", "User quit smoking"),
-        ("用户住在北京", "用户搬到上海了"),
-        ("用户喜欢喝咖啡", "用户不再喝咖啡了"),
-        ("用户特别喜欢吃辣", "用户现在不吃辣了"),  # 特别 "especially" is not a negation
-        ("用户每天抽烟", "用户戒了烟"),
-        ("用户用vim写代码", "用户从vim换成了VS Code"),
-    ],
-)
+@pytest.mark.parametrize(("old", "new"), UPDATES)
 @pytest.mark.django_db
 def test_update_phrases_supersede_the_old_state(user, local_embedder, old, new):
     # given the old state
@@ -120,17 +107,7 @@ def test_update_phrases_supersede_the_old_state(user, local_embedder, old, new):
     assert statuses(user) == {old: "archived", new: "active"}
 
 
-@pytest.mark.parametrize(
-    ("first", "second"),
-    [
-        ("User likes Python", "User now likes Rust too"),
-        ("User has a dog named Rex", "User has a cat named Tom"),
-        ("User visited Paris in 2019", "User visited Rome in 2021"),
-        ("User quit their job at the bank", "User loves hiking"),
-        ("User drinks green tea", "User moved to Lisbon"),
-        ("User owns a small coffee shop in Porto", "User quit coffee"),
-    ],
-)
+@pytest.mark.parametrize(("first", "second"), KEPT)
 @pytest.mark.django_db
 def test_unrelated_or_accumulating_statements_keep_both(user, local_embedder, first, second):
     # given a memory

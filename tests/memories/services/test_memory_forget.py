@@ -1,6 +1,7 @@
 """`memory_forget_matching`: "forget …" and the memory_forget tool forget the single best match, keep
 the row and its history, and search never returns it again."""
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent
 from memories.selectors.retrieval import memory_search
 from memories.services.decisions import memory_forget_matching, memory_write
@@ -11,7 +12,7 @@ from tests.support import db_snapshot
 
 def _three(owner):
     return [
-        memory_write(owner=owner, content=text, actor="test", category="preference").memory
+        memory_write(owner=owner, draft=MemoryDraft(content=text, category="preference"), actor="test").memory
         for text in ("User likes jazz", "User likes classical music", "User lives in Lisbon")
     ]
 
@@ -46,7 +47,7 @@ def test_the_best_match_is_forgotten_and_nothing_else(user):
 
 def test_the_event_names_the_session_and_reason_given(user):
     # given a memory and a session in which the request was made
-    jazz = memory_write(owner=user, content="User likes jazz", actor="test").memory
+    jazz = memory_write(owner=user, draft=MemoryDraft(content="User likes jazz"), actor="test").memory
     session = ChatSessionFactory(owner=user)
 
     # when it is forgotten with a reason, on behalf of that session
@@ -72,8 +73,8 @@ def test_no_good_match_forgets_nothing(user):
 
 def test_forgetting_twice_does_not_forget_a_second_memory_by_accident(user):
     # given jazz already forgotten, and a memory that shares little with the request
-    jazz = memory_write(owner=user, content="User likes jazz", actor="test").memory
-    lisbon = memory_write(owner=user, content="User lives in Lisbon", actor="test").memory
+    jazz = memory_write(owner=user, draft=MemoryDraft(content="User likes jazz"), actor="test").memory
+    lisbon = memory_write(owner=user, draft=MemoryDraft(content="User lives in Lisbon"), actor="test").memory
     memory_forget_matching(owner=user, query="User likes jazz", actor="test")
     before = db_snapshot(user)
 

@@ -9,6 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent, MemoryRelation, MemorySource
 from memories.selectors.context import context_build
 from memories.services.decisions import memory_write
@@ -19,9 +20,9 @@ from tests.support import db_snapshot
 ACTOR = "test"
 
 
-def write(owner, content, **kwargs):
-    kwargs.setdefault("actor", ACTOR)
-    return memory_write(owner=owner, content=content, **kwargs)
+def write(owner, content, *, source_session=None, source_turns=(), **fields):
+    draft = MemoryDraft(content=content, **fields)
+    return memory_write(owner=owner, draft=draft, actor=ACTOR, source_session=source_session, source_turns=source_turns)
 
 
 def tea(owner, **kwargs):

@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.services.memories import memory_create
 from memories.services.responder import OFFLINE_NOTICE, chat_answer
 from sessions.models import Channel, ConversationTurn
@@ -33,7 +34,7 @@ def llm(settings):
 def test_offline_answer_recalls_memories_and_is_stored_as_the_assistants_turn(user, settings):
     # given no language model, and a memory about the question
     settings.OPENAI_API_KEY = ""
-    memory = memory_create(owner=user, content="Sister Ana lives in Porto", actor="t")
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Sister Ana lives in Porto"), actor="t")
     session = _asked(user, "Where does my sister Ana live?")
 
     # when the question is answered
@@ -54,7 +55,9 @@ def test_offline_answer_recalls_memories_and_is_stored_as_the_assistants_turn(us
 
 def test_llm_answer_uses_the_context_as_system_prompt_and_runs_tools(user, llm):
     # given a memory, and a model that calls search_memory before answering
-    memory_create(owner=user, content="Sister Ana lives in Porto", actor="t", category="fact", importance=0.9)
+    memory_create(
+        owner=user, draft=MemoryDraft(content="Sister Ana lives in Porto", category="fact", importance=0.9), actor="t"
+    )
     llm.reply(FakeReply(body=_tool_call_body("search_memory", {"query": "sister"})))
     llm.reply_text("Your sister Ana lives in Porto.")
     session = _asked(user, "Where does my sister live?")

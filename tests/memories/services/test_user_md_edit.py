@@ -2,6 +2,7 @@
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import EventType, Memory, MemoryEvent, Status
 from memories.services.memories import memory_create, memory_update
 from memories.services.user_md_edit import user_md_apply, user_md_get
@@ -20,18 +21,24 @@ def alice():
 def profile(alice):
     return {
         "tea": memory_create(
-            owner=alice, content="Likes green tea", actor="test", category="preference", importance=0.9
+            owner=alice,
+            draft=MemoryDraft(content="Likes green tea", category="preference", importance=0.9),
+            actor="test",
         ),
-        "lisbon": memory_create(owner=alice, content="Lives in Lisbon", actor="test", category="fact", importance=0.8),
+        "lisbon": memory_create(
+            owner=alice, draft=MemoryDraft(content="Lives in Lisbon", category="fact", importance=0.8), actor="test"
+        ),
         "cat": memory_create(
-            owner=alice, content="Has a cat named Miso", actor="test", category="fact", importance=0.5
+            owner=alice,
+            draft=MemoryDraft(content="Has a cat named Miso", category="fact", importance=0.5),
+            actor="test",
         ),
     }
 
 
 def test_the_view_lists_every_active_memory_under_its_category(alice, profile):
-    memory_create(owner=alice, content="Old note", actor="test", status=Status.ARCHIVED)
-    memory_create(owner=alice, content="Other agent's", actor="test", agent="bot")
+    memory_create(owner=alice, draft=MemoryDraft(content="Old note", status=Status.ARCHIVED), actor="test")
+    memory_create(owner=alice, draft=MemoryDraft(content="Other agent's", agent="bot"), actor="test")
     view = user_md_get(owner=alice)
     lines = [line for line in view["content"].splitlines() if line and not line.startswith("<!--")]
     assert lines == [
@@ -129,8 +136,10 @@ def test_a_line_rewritten_beyond_recognition_is_one_memory_forgotten_and_another
 
 def test_another_agent_and_owner_are_left_alone(alice, profile):
     bob = UserFactory(username="bob")
-    theirs = memory_create(owner=bob, content="Likes green tea", actor="test", category="preference")
-    bots = memory_create(owner=alice, content="Likes green tea", actor="test", category="preference", agent="bot")
+    theirs = memory_create(owner=bob, draft=MemoryDraft(content="Likes green tea", category="preference"), actor="test")
+    bots = memory_create(
+        owner=alice, draft=MemoryDraft(content="Likes green tea", category="preference", agent="bot"), actor="test"
+    )
     view = user_md_get(owner=alice)
     user_md_apply(
         owner=alice, content=view["content"].replace("- Likes green tea\n", ""), version=view["version"], actor="x"

@@ -7,6 +7,7 @@ import re
 import pytest
 from django.core.management import call_command
 
+from memories.drafts import MemoryDraft
 from memories.services.actions import memory_forget
 from memories.services.memories import memory_create
 
@@ -156,8 +157,10 @@ def test_schema_generation_has_no_warnings():
 
 def test_status_all_lists_every_status_forgotten_included(api, user):
     # given an active and a forgotten memory
-    kept = memory_create(owner=user, content="User likes tea", actor="test")
-    gone = memory_forget(memory=memory_create(owner=user, content="User likes coffee", actor="test"), actor="test")
+    kept = memory_create(owner=user, draft=MemoryDraft(content="User likes tea"), actor="test")
+    gone = memory_forget(
+        memory=memory_create(owner=user, draft=MemoryDraft(content="User likes coffee"), actor="test"), actor="test"
+    )
 
     # when the list is filtered by status=all, and without a status
     everything = api.get("/api/v1/memories/?status=all").json()

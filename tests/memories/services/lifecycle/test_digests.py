@@ -4,6 +4,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
+from memories.drafts import MemoryDraft
 from memories.models import DailyDigest, MemoryEvent
 from memories.services.lifecycle import ACTOR, lifecycle_run
 from memories.services.memories import memory_create
@@ -13,8 +14,10 @@ from tests.factories import ChatSessionFactory
 def test_a_day_is_digested_then_summarised_and_promoted_after_30_days(user, fake_llm):
     # given a day with an important memory, an ordinary one, and a session
     day = timezone.localdate()
-    important = memory_create(owner=user, content="User is allergic to peanuts", actor="test", importance=0.9)
-    memory_create(owner=user, content="User watched a film", actor="test", importance=0.4)
+    important = memory_create(
+        owner=user, draft=MemoryDraft(content="User is allergic to peanuts", importance=0.9), actor="test"
+    )
+    memory_create(owner=user, draft=MemoryDraft(content="User watched a film", importance=0.4), actor="test")
     session = ChatSessionFactory(owner=user, title="Dinner plans")
     later = timezone.now() + timedelta(days=31)
 
@@ -44,7 +47,7 @@ def test_a_day_is_digested_then_summarised_and_promoted_after_30_days(user, fake
 
 def test_raw_entries_are_dropped_after_60_days_and_the_summary_kept(user):
     # given a digested and summarised day
-    memory_create(owner=user, content="User moved to Porto", actor="test", importance=0.6)
+    memory_create(owner=user, draft=MemoryDraft(content="User moved to Porto", importance=0.6), actor="test")
     lifecycle_run(owner=user, now=timezone.now() + timedelta(days=31))
     digest = DailyDigest.objects.get(owner=user)
     summary = digest.summary
@@ -109,7 +112,9 @@ def test_a_digest_is_only_purged_once_summarised(user, now, fake_llm, monkeypatc
 def test_lifecycle_moves_are_counted_but_not_listed(user, now):
     # given a memory added today and decayed by the lifecycle
     memory = memory_create(
-        owner=user, content="User likes chess", actor="test", observed_at=now - timedelta(days=30), importance=0.6
+        owner=user,
+        draft=MemoryDraft(content="User likes chess", observed_at=now - timedelta(days=30), importance=0.6),
+        actor="test",
     )
 
     # when the lifecycle runs twice (the second run rebuilds today's digest with the first one's moves)

@@ -5,6 +5,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
+from memories.drafts import MemoryDraft
 from memories.models import DailyDigest, Memory
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_update
@@ -32,7 +33,9 @@ def alice_memories(user):
     for index, (content, category, importance) in enumerate(rows):
         observed = OLD + timedelta(days=index)
         result = memory_write(
-            owner=user, content=content, category=category, importance=importance, actor="test", observed_at=observed
+            owner=user,
+            draft=MemoryDraft(content=content, category=category, importance=importance, observed_at=observed),
+            actor="test",
         )
         written[content] = result.memory
     # a faded, archived one and a reinforced one
@@ -81,10 +84,11 @@ def test_jsonl_round_trip_into_another_owner_keeps_everything(user, other_user, 
 
 def test_jsonl_round_trip_keeps_a_superseded_pair_as_it_was(user, other_user):
     # given a value that changed: the old memory superseded (penalised) by the new one
-    memory_write(owner=user, content="User lives in Berlin", category="fact", actor="t", subject="user",
-                 predicate="lives in", structured_data={"value": "Berlin"})  # fmt: skip
-    memory_write(owner=user, content="User lives in Hamburg", category="fact", actor="t", subject="user",
-                 predicate="lives in", structured_data={"value": "Hamburg"})  # fmt: skip
+    for city in ("Berlin", "Hamburg"):
+        draft = MemoryDraft(
+            content=f"User lives in {city}", subject="user", predicate="lives in", structured_data={"value": city}
+        )
+        memory_write(owner=user, draft=draft, actor="t")
     before = state(user)
     assert before["User lives in Berlin"]["strength"] < before["User lives in Hamburg"]["strength"]
 
@@ -145,7 +149,7 @@ def test_user_md_export_lists_active_memories_by_section(user, alice_memories):
 
 
 def test_export_is_scoped_to_the_owner(user, other_user, alice_memories):
-    memory_write(owner=other_user, content="Bob likes chess", category="preference", actor="t")
+    memory_write(owner=other_user, draft=MemoryDraft(content="Bob likes chess", category="preference"), actor="t")
     for fmt in ("jsonl", "memory-md", "memory-json", "user-md"):
         text = memory_export(owner=other_user, fmt=fmt)
         assert "Bob likes chess" in text
