@@ -10,6 +10,7 @@ from memories.models import MemoryEvent
 from memories.services.memories import memory_create
 from tests.dashboard.conftest import PASSWORD
 from tests.dashboard.scenes import XSS, scene
+from tests.factories import ChatSessionFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -155,3 +156,17 @@ def test_post_without_csrf_token_is_refused(alice):
     )
     tea.refresh_from_db()
     assert tea.status == "active"
+
+
+def test_a_long_list_pages_and_a_staff_member_keeps_the_owner_in_the_page_links(staff_client, alice, monkeypatch):
+    # given three of alice's sessions and two to a page
+    monkeypatch.setattr("dashboard.views.SESSIONS_PER_PAGE", 2)
+    ChatSessionFactory.create_batch(3, owner=alice)
+
+    # when a staff member opens the second page of alice's sessions
+    page = staff_client.get("/sessions/?page=2&owner=alice").content.decode()
+
+    # then the pager links back to the first page of alice's, and no further
+    pager = re.search(r'<nav class="pager">(.*?)</nav>', page, re.DOTALL).group(1)
+    assert re.findall(r'href="([^"]*)"', pager) == ["?page=1&amp;owner=alice"]
+    assert "page 2 of 2" in pager and "← newer" in pager
