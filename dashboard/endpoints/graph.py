@@ -8,7 +8,7 @@ from rest_framework.response import Response
 from dashboard import graph
 from dashboard.endpoints.base import DashboardApi
 from memories.models import Category, Memory
-from memory_project.api.fields import CleanCharField
+from memory_project.api.fields import CleanCharField, comma_list
 
 
 class GraphQuerySerializer(serializers.Serializer):
@@ -21,11 +21,7 @@ class GraphQuerySerializer(serializers.Serializer):
     depth = serializers.IntegerField(min_value=1, max_value=graph.NEIGHBOURHOOD_MAX_DEPTH, default=1)
 
     def validate_categories(self, value):
-        categories = tuple(c for c in value.split(",") if c)
-        unknown = set(categories) - set(Category.values)
-        if unknown:
-            raise serializers.ValidationError(f"Unknown categories: {', '.join(sorted(unknown))}.")
-        return categories
+        return comma_list(value, known=Category.values, noun="categories")
 
 
 class GraphApi(DashboardApi):

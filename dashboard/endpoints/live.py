@@ -6,7 +6,7 @@ from rest_framework.response import Response
 from dashboard.endpoints.base import DashboardApi
 from dashboard.feed import FEED_TYPES, MAX_LIMIT, feed_recent
 from memories.models import Memory, Status
-from memory_project.api.fields import StrictSerializer
+from memory_project.api.fields import StrictSerializer, comma_list
 
 
 class PendingCountApi(DashboardApi):
@@ -22,11 +22,7 @@ class RecentEventsQuery(StrictSerializer):
     def validate_types(self, value: str) -> list[str] | None:
         if not value:
             return None
-        wanted = [t for t in value.split(",") if t]
-        unknown = sorted(set(wanted) - set(FEED_TYPES))
-        if unknown:
-            raise serializers.ValidationError(f"Unknown event types: {', '.join(unknown)}.")
-        return wanted
+        return list(comma_list(value, known=FEED_TYPES, noun="event types"))
 
 
 class RecentEventsApi(DashboardApi):

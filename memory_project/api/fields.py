@@ -98,6 +98,15 @@ class StrictJSONObjectField(StrictJSONField):
         return super().to_internal_value(data)
 
 
+def comma_list(value: str, *, known, noun: str) -> tuple[str, ...]:
+    """`a,b` from a query string as the tuple of its items, empty ones dropped; an item not in `known` is refused."""
+    items = tuple(item for item in value.split(",") if item)
+    unknown = sorted(set(items) - set(known))
+    if unknown:
+        raise serializers.ValidationError(f"Unknown {noun}: {', '.join(unknown)}.")
+    return items
+
+
 class StrictSerializer(serializers.Serializer):
     """Refuses fields it does not know, so a typo is a 400 instead of silently ignored."""
 
