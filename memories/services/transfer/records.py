@@ -79,6 +79,10 @@ class ImportReport:
         return asdict(self)
 
 
+# What a record hands its draft as it is; its agent, status and source are the import's to say.
+_DRAFTED = "content category importance retention subject predicate structured_data confidence observed_at".split()
+
+
 @dataclass
 class ImportRecord:
     """One memory to write, whatever file it came from."""
@@ -106,20 +110,8 @@ class ImportRecord:
 
     def draft(self, *, agent: str, status: str | None) -> MemoryDraft:
         """The record as memory_write and memory_create take it, as an import (source "import")."""
-        return MemoryDraft(
-            content=self.content,
-            category=self.category,
-            importance=self.importance,
-            agent=agent,
-            source=Source.IMPORT,
-            retention=self.retention,
-            subject=self.subject,
-            predicate=self.predicate,
-            structured_data=self.structured_data,
-            confidence=self.confidence,
-            status=status,
-            observed_at=self.observed_at,
-        )
+        kept = {name: getattr(self, name) for name in _DRAFTED}
+        return MemoryDraft(**kept, agent=agent, source=Source.IMPORT, status=status)
 
 
 def record_agent(record: ImportRecord, agent: str | None) -> str:
