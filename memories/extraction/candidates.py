@@ -8,7 +8,7 @@ from datetime import datetime
 from memories.extraction import lexicon, vocabulary
 from memories.extraction.date_notes import annotate_dates
 from memories.extraction.past_dates import find_past_date
-from memories.extraction.phrasing import slot_key
+from memories.extraction.phrasing import slot_key, split_clauses
 from memories.providers.llm_types import CandidateMemory, TurnView
 
 HIGH, MEDIUM, LOW = 0.8, 0.6, 0.4
@@ -105,6 +105,16 @@ def decided(
     return make(
         ctx, content, "decision", importance, subject=subject, predicate="decided", value=value, entities=entities
     )
+
+
+def clause_candidates(text: str, ctx: Ctx, extract_clause: ClauseRule) -> list[CandidateMemory]:
+    """What each clause of `text` yields, with the sentence's context (correction, explicit) applied."""
+    out = []
+    for clause in split_clauses(text):
+        candidate = extract_clause(clause, ctx)
+        if candidate is not None:
+            out.append(apply_context(candidate, ctx))
+    return out
 
 
 def apply_context(candidate: CandidateMemory, ctx: Ctx) -> CandidateMemory:

@@ -3,15 +3,7 @@
 import re
 
 from memories.extraction import lexicon
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    make,
-    name_kind,
-    named_entities,
-    tool_entities,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities
 from memories.extraction.chinese.plans import zh_value
 from memories.extraction.phrasing import slot_key, zh_third_person
 from memories.providers.llm_types import CandidateMemory

@@ -3,13 +3,7 @@ people and pets in it, what the user is learning, birthdays."""
 
 import re
 
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    make,
-    named_entities,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, named_entities
 from memories.extraction.chinese.identity import PLACE_END, is_place
 from memories.extraction.date_notes import annotate_dates
 from memories.extraction.past_dates import find_past_date

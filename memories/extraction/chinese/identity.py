@@ -4,14 +4,7 @@ import re
 from collections.abc import Callable
 
 from memories.extraction import vocabulary
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    employer,
-    make,
-    named_fact,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, employer, make, named_fact
 from memories.extraction.phrasing import zh_third_person
 from memories.providers.llm_types import CandidateMemory
 

@@ -2,12 +2,7 @@
 
 import re
 
-from memories.extraction.candidates import (
-    HIGH,
-    Ctx,
-    make,
-    tool_entities,
-)
+from memories.extraction.candidates import HIGH, Ctx, make, tool_entities
 from memories.extraction.phrasing import strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 

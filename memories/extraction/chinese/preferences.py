@@ -3,13 +3,7 @@
 import re
 
 from memories.extraction import lexicon
-from memories.extraction.candidates import (
-    MEDIUM,
-    Ctx,
-    make,
-    name_kind,
-    tool_entities,
-)
+from memories.extraction.candidates import MEDIUM, Ctx, make, name_kind, tool_entities
 from memories.extraction.phrasing import slot_key, strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 

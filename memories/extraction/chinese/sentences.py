@@ -14,6 +14,7 @@ from memories.extraction.candidates import (
     ClauseRule,
     Ctx,
     apply_context,
+    clause_candidates,
     make,
     named_entities,
 )
@@ -21,7 +22,7 @@ from memories.extraction.changes import chinese_change
 from memories.extraction.chinese import belongings, events, identity, instructions, plans, preferences
 from memories.extraction.dates import find_date
 from memories.extraction.past_dates import find_past_date
-from memories.extraction.phrasing import cjk_count, split_clauses, strip_zh_end, zh_third_person
+from memories.extraction.phrasing import cjk_count, strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 
 _FILLER = re.compile(
@@ -80,12 +81,7 @@ def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
 
 
 def _clauses(text: str, ctx: Ctx) -> list[CandidateMemory]:
-    out = []
-    for clause in split_clauses(text):
-        candidate = extract_clause(clause, ctx)
-        if candidate is not None:
-            out.append(apply_context(candidate, ctx))
-    return out
+    return clause_candidates(text, ctx, extract_clause)
 
 
 def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:

@@ -3,22 +3,9 @@
 import re
 
 from memories.extraction import lexicon, vocabulary
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    make,
-    name_kind,
-    named_entities,
-    tool_entities,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities
 from memories.extraction.english.words import ADV, clean_value, first_word
-from memories.extraction.phrasing import (
-    slot_key,
-    strip_end,
-    third_person,
-    third_person_rest,
-)
+from memories.extraction.phrasing import slot_key, strip_end, third_person, third_person_rest
 from memories.providers.llm_types import CandidateMemory
 
 _MY = re.compile(

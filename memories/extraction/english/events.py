@@ -4,13 +4,7 @@ facts about the people and pets in it ("my sister Anna just had a baby", "Biscui
 import re
 
 from memories.extraction import vocabulary
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    make,
-    named_entities,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, named_entities
 from memories.extraction.date_notes import annotate_dates
 from memories.extraction.dates import find_date
 from memories.extraction.english.belongings import TRANSIENT_VALUE
@@ -18,12 +12,7 @@ from memories.extraction.english.plans import DANGLING
 from memories.extraction.english.preferences import OBJECT_NOT_A_PREFERENCE
 from memories.extraction.english.words import clean_value
 from memories.extraction.past_dates import find_past_date
-from memories.extraction.phrasing import (
-    slot_key,
-    third_person,
-    third_person_rest,
-    value_text,
-)
+from memories.extraction.phrasing import slot_key, third_person, third_person_rest, value_text
 from memories.providers.llm_types import CandidateMemory
 
 # Life events: what happened to the user ("we adopted a border collie last Saturday") ----------

@@ -4,20 +4,9 @@ import re
 from collections.abc import Callable
 
 from memories.extraction import vocabulary
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    make,
-    named_entities,
-    named_fact,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, named_entities, named_fact
 from memories.extraction.english.words import clean_value, first_word
-from memories.extraction.phrasing import (
-    slot_key,
-    third_person,
-    third_person_rest,
-)
+from memories.extraction.phrasing import slot_key, third_person, third_person_rest
 from memories.providers.llm_types import CandidateMemory
 
 # Facts about the user ---------------------------------------------------------------------------------

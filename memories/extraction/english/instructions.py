@@ -3,20 +3,9 @@ skills ("To deploy, run make deploy")."""
 
 import re
 
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    make,
-    tool_entities,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, tool_entities
 from memories.extraction.english.words import DETERMINERS, IMPERATIVE_VERBS, first_word
-from memories.extraction.phrasing import (
-    slot_key,
-    strip_end,
-    third_person_rest,
-    value_text,
-)
+from memories.extraction.phrasing import slot_key, strip_end, third_person_rest, value_text
 from memories.providers.llm_types import CandidateMemory
 
 # Rules: instructions to the assistant that should hold from now on ----------------------------

@@ -15,13 +15,7 @@ from memories.extraction.candidates import (
 )
 from memories.extraction.dates import DateMatch, end_of_day, find_date
 from memories.extraction.english.words import first_word
-from memories.extraction.phrasing import (
-    slot_key,
-    strip_end,
-    third_person,
-    third_person_rest,
-    value_text,
-)
+from memories.extraction.phrasing import slot_key, strip_end, third_person, third_person_rest, value_text
 from memories.providers.llm_types import CandidateMemory
 
 # Decisions ----------------------------------------------------------------------------------

@@ -4,20 +4,9 @@
 import re
 
 from memories.extraction import lexicon
-from memories.extraction.candidates import (
-    MEDIUM,
-    Ctx,
-    make,
-    name_kind,
-    tool_entities,
-)
+from memories.extraction.candidates import MEDIUM, Ctx, make, name_kind, tool_entities
 from memories.extraction.english.words import ADV, DETERMINERS, clean_value, first_word
-from memories.extraction.phrasing import (
-    drop_fillers,
-    slot_key,
-    third_person,
-    third_person_rest,
-)
+from memories.extraction.phrasing import drop_fillers, slot_key, third_person, third_person_rest
 from memories.providers.llm_types import CandidateMemory
 
 # Preferences ----------------------------------------------------------------------------------

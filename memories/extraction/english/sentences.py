@@ -14,6 +14,7 @@ from memories.extraction.candidates import (
     ClauseRule,
     Ctx,
     apply_context,
+    clause_candidates,
     make,
     named_entities,
 )
@@ -24,7 +25,6 @@ from memories.extraction.english.words import ASSISTANT_VERBS, IMPERATIVE_VERBS,
 from memories.extraction.phrasing import (
     capitalize,
     expand_contractions,
-    split_clauses,
     strip_end,
     third_person,
     third_person_rest,
@@ -119,12 +119,7 @@ def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
 
 
 def _clauses(text: str, ctx: Ctx) -> list[CandidateMemory]:
-    out = []
-    for clause in split_clauses(text):
-        candidate = extract_clause(clause, ctx)
-        if candidate is not None:
-            out.append(apply_context(candidate, ctx))
-    return out
+    return clause_candidates(text, ctx, extract_clause)
 
 
 def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:

@@ -2,11 +2,7 @@
 
 import re
 
-from memories.extraction.phrasing import (
-    ADVERB_RUN,
-    strip_end,
-    value_text,
-)
+from memories.extraction.phrasing import ADVERB_RUN, strip_end, value_text
 
 ADV = ADVERB_RUN
 
