@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from integrations.models import TelegramLink, TelegramLinkCode, TelegramUpdate, WebhookDelivery, WebhookSubscription
+from memory_project.admin import RecordInline
 
 
 @admin.register(TelegramLink)
@@ -29,17 +30,11 @@ class TelegramUpdateAdmin(admin.ModelAdmin):
     readonly_fields = ("update_id", "received_at", "processed_at")
 
 
-class WebhookDeliveryInline(admin.TabularInline):
+class WebhookDeliveryInline(RecordInline):
     model = WebhookDelivery
-    extra = 0
-    can_delete = False
     fields = ("created_at", "event", "status", "attempts", "last_status_code", "last_error")
-    readonly_fields = fields
     ordering = ("-created_at",)
     show_change_link = True
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(WebhookSubscription)

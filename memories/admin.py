@@ -18,6 +18,7 @@ from memories.services.actions import memory_archive, memory_forget, memory_mode
 from memories.services.api_keys import api_key_revoke
 from memories.services.extraction_jobs import extraction_jobs_retry
 from memories.services.memories import EDITABLE_FIELDS, memory_update
+from memory_project.admin import RecordInline
 from sessions.models import ExtractionJob
 
 
@@ -28,15 +29,9 @@ class MemorySourceInline(admin.TabularInline):
     fields = ("turn", "position")
 
 
-class MemoryEventInline(admin.TabularInline):
+class MemoryEventInline(RecordInline):
     model = MemoryEvent
-    extra = 0
-    can_delete = False
     fields = ("created_at", "event_type", "actor", "reason", "before", "after")
-    readonly_fields = fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 def _actor(request) -> str:

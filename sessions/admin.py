@@ -1,16 +1,14 @@
 from django.contrib import admin
 
+from memory_project.admin import RecordInline
 from sessions.models import ChatSession, ConversationTurn, Episode, Scratchpad
 
 # ExtractionJob's admin is in memories.admin, beside the pipeline that runs the jobs.
 
 
-class TurnInline(admin.TabularInline):
+class TurnInline(RecordInline):
     model = ConversationTurn
-    extra = 0
     fields = ("sequence", "role", "speaker", "content", "created_at")
-    readonly_fields = fields
-    can_delete = False
     show_change_link = True
 
 
