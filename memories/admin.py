@@ -14,10 +14,10 @@ from memories.models import (
     MemoryRelation,
     MemorySource,
 )
-from memories.services.actions import memory_archive, memory_forget, memory_moderate, memory_restore
+from memories.services.actions import memory_archive, memory_change, memory_forget, memory_moderate, memory_restore
 from memories.services.api_keys import api_key_revoke
 from memories.services.extraction_jobs import extraction_jobs_retry
-from memories.services.memories import EDITABLE_FIELDS, memory_update
+from memories.services.memories import EDITABLE_FIELDS
 from memory_project.admin import RecordInline
 from sessions.models import ExtractionJob
 
@@ -72,7 +72,7 @@ class MemoryAdmin(admin.ModelAdmin):
             return super().save_model(request, obj, form, change)
         changes = {f: form.cleaned_data[f] for f in form.changed_data if f in EDITABLE_FIELDS}
         if changes:
-            memory_update(memory=Memory.objects.get(pk=obj.pk), actor=_actor(request), moderator=True, **changes)
+            memory_change(memory=Memory.objects.get(pk=obj.pk), actor=_actor(request), changes=changes, moderator=True)
 
     # The admin is staff only: every action here is a moderator's. Each writes the event of its
     # action (memories.services.actions), as the dashboard and the API do.

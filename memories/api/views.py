@@ -32,7 +32,7 @@ from memories.selectors.memories import (
     memory_list,
 )
 from memories.selectors.metrics import metrics_get
-from memories.services.actions import memory_delete_hard, memory_forget
+from memories.services.actions import memory_change, memory_delete_hard, memory_forget
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_update
 from memories.services.search import context_deliver, memory_search_run
@@ -146,8 +146,8 @@ class MemoryDetailApi(APIView):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
         serializer = MemoryUpdateInputSerializer(data=request.data)
         serializer.is_valid(raise_exception=True)
-        memory = memory_update(
-            memory=memory, actor=actor_of(request), moderator=request.user.is_staff, **serializer.validated_data
+        memory = memory_change(
+            memory=memory, actor=actor_of(request), changes=serializer.validated_data, moderator=request.user.is_staff
         )
         return Response(MemoryOutputSerializer(memory).data)
 

@@ -16,7 +16,7 @@ from erasure.hooks import ErasureContext
 from erasure.plan import erasure_plan
 from erasure.services import erasure_delete_planned
 from memories.models import EventType, Memory, MemoryEvent, Status
-from memories.services.memories import EDITABLE_FIELDS, memory_update
+from memories.services.memories import EDITABLE_FIELDS, HELD_STATUSES, memory_update
 from memory_project.events import event_publish
 from memory_project.exceptions import ServiceError
 
@@ -59,6 +59,26 @@ def memory_moderate(*, memory: Memory, actor: str, approve: bool, moderator: boo
     """Approve (active) or reject a memory; approving one held for review takes a moderator (staff)."""
     status, reason = (Status.ACTIVE, "approved") if approve else (Status.REJECTED, "rejected")
     return _moved(memory, actor, status, EventType.MODERATE, reason=reason, moderator=moderator)
+
+
+def memory_change(*, memory: Memory, actor: str, changes: dict, moderator: bool = False) -> Memory:
+    """Changes asked for as fields (the REST API's PATCH, the admin's form). A change that is only
+    an action's field (pinned, or the status) is that action and writes its event, as the same
+    change made with the dashboard's or the admin's buttons does; anything else is an update."""
+    if set(changes) == {"pinned"} and (memory.status == Status.ACTIVE or not changes["pinned"]):
+        return memory_pin(memory=memory, actor=actor, pinned=changes["pinned"])
+    status = changes.get("status") if set(changes) == {"status"} else None
+    if status == Status.ARCHIVED:
+        return memory_archive(memory=memory, actor=actor, moderator=moderator)
+    if status == Status.FORGOTTEN:
+        return memory_forget(memory=memory, actor=actor)
+    if status == Status.REJECTED:
+        return memory_moderate(memory=memory, actor=actor, approve=False, moderator=moderator)
+    if status == Status.ACTIVE and memory.status in HELD_STATUSES:
+        return memory_moderate(memory=memory, actor=actor, approve=True, moderator=moderator)
+    if status == Status.ACTIVE:
+        return memory_restore(memory=memory, actor=actor, moderator=moderator)
+    return memory_update(memory=memory, actor=actor, moderator=moderator, **changes)
 
 
 def memory_revert(*, memory: Memory, event_id: int, actor: str, moderator: bool = False) -> Memory:

@@ -141,10 +141,10 @@ def test_full_lifecycle_event_sequence(api, user):
     events = _history(api, memory_id)
 
     # then every change is there, oldest first, and the database agrees
-    assert [e["event_type"] for e in events] == ["add", "reinforce", "update", "update", "forget"]
+    assert [e["event_type"] for e in events] == ["add", "reinforce", "update", "pin", "forget"]
     assert list(
         MemoryEvent.objects.filter(memory_id=memory_id).order_by("created_at", "id").values_list("event_type")
-    ) == [("add",), ("reinforce",), ("update",), ("update",), ("forget",)]
+    ) == [("add",), ("reinforce",), ("update",), ("pin",), ("forget",)]
     assert events[2]["after"]["importance"] == 0.4
     assert (events[3]["before"]["pinned"], events[3]["after"]["pinned"]) == (False, True)
     assert (events[4]["before"]["pinned"], events[4]["after"]["pinned"]) == (True, False)

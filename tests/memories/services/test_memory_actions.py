@@ -15,6 +15,7 @@ from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent, Status
 from memories.services.actions import (
     memory_archive,
+    memory_change,
     memory_delete_hard,
     memory_forget,
     memory_moderate,
@@ -226,6 +227,23 @@ def _admin_action(memory, action: str) -> None:
     assert response.status_code == 302, response.content
 
 
+# The REST API asks for an action as the field it changes (PATCH /api/v1/memories/{id}/).
+REST_FIELDS = {
+    "pin": {"pinned": True},
+    "archive": {"status": "archived"},
+    "restore": {"status": "active"},
+    "approve": {"status": "active"},
+    "forget": {"status": "forgotten"},
+}
+
+
+def _rest_patch(memory, action: str, *, staff: bool = False) -> None:
+    client = client_for(UserFactory(username="root", is_staff=True) if staff else memory.owner)
+    owner = f"?owner={memory.owner.username}" if staff else ""
+    response = client.patch(f"/api/v1/memories/{memory.pk}/{owner}", REST_FIELDS[action], format="json")
+    assert response.status_code == 200, response.content
+
+
 def _dashboard_json(memory, action: str, *, staff: bool = False) -> None:
     client = _logged_in(UserFactory(username="root", is_staff=True) if staff else memory.owner)
     owner = f"?owner={memory.owner.username}" if staff else ""
@@ -246,6 +264,7 @@ def _dashboard_page(memory, action: str, *, staff: bool = False) -> None:
 
 FORGET_DOORS = {
     "rest api": lambda m: client_for(m.owner).delete(f"/api/v1/memories/{m.pk}/"),
+    "rest api patch": lambda m: _rest_patch(m, "forget"),
     "memory tool": lambda m: client_for(m.owner).post(
         "/api/v1/tools/memory_forget/", {"query": m.content}, format="json"
     ),
@@ -267,6 +286,7 @@ def test_every_front_door_forgets_with_the_forget_event(user, door):
 
 
 ARCHIVE_RESTORE_DOORS = {
+    "rest api patch": _rest_patch,
     "dashboard json": _dashboard_json,
     "dashboard page": _dashboard_page,
     "admin": _admin_action,
@@ -286,6 +306,7 @@ def test_every_front_door_archives_and_restores_with_their_events(user, door):
 
 
 MODERATE_DOORS = {
+    "rest api patch": lambda m, action: _rest_patch(m, action, staff=True),
     "dashboard json": lambda m, action: _dashboard_json(m, action, staff=True),
     "dashboard page": lambda m, action: _dashboard_page(m, action, staff=True),
     "admin": _admin_action,
@@ -300,3 +321,43 @@ def test_every_front_door_approves_with_the_moderate_event(user, door):
 
     assert _row(memory)["status"] == Status.ACTIVE
     assert _history(memory)[1][0::2] == ("moderate", "approved")
+
+
+PIN_DOORS = {
+    "rest api patch": _rest_patch,
+    "dashboard json": _dashboard_json,
+    "dashboard page": _dashboard_page,
+}
+
+
+@pytest.mark.parametrize("door", PIN_DOORS)
+def test_every_front_door_pins_with_the_pin_event(user, door):
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea over coffee"), actor="t")
+
+    PIN_DOORS[door](memory, "pin")
+
+    assert _row(memory)["pinned"] is True
+    assert [e[0] for e in _history(memory)] == ["add", "pin"]
+
+
+def test_a_change_of_more_than_an_actions_field_is_an_update(user):
+    memory = memory_create(owner=user, draft=MemoryDraft(content="Likes green tea"), actor="t")
+
+    memory_change(memory=memory, actor="u", changes={"status": "archived", "importance": 0.9})
+
+    assert _row(memory)["status"] == Status.ARCHIVED
+    assert [e[0] for e in _history(memory)] == ["add", "update"]
+
+
+def test_pinning_a_memory_that_is_not_active_as_a_field_changes_nothing(user):
+    # given an archived memory
+    memory = memory_archive(
+        memory=memory_create(owner=user, draft=MemoryDraft(content="Likes green tea"), actor="t"), actor="u"
+    )
+    before = _row(memory)
+
+    # when pinned is set alone (as PATCH does), then nothing changes, as before the actions
+    memory_change(memory=memory, actor="u", changes={"pinned": True})
+
+    assert _row(memory) == before
+    assert [e[0] for e in _history(memory)] == ["add", "archive"]
