@@ -23,7 +23,9 @@ from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
 
 from memories.providers.embeddings import embedder_warm_up
+from memory_project.background import background_process_attach
 from memory_project.background_process import BackgroundProcess
+from memory_project.celery import periodic_runner_start
 
 logger = logging.getLogger(__name__)
 
@@ -36,14 +38,10 @@ def _post_worker_init(worker) -> None:
     """In each worker, once the application is loaded and before it serves its first request."""
     global _runner
     if _background is not None:
-        from memory_project.background import background_process_attach
-
         background_process_attach()
     # The first search of a worker should not pay for loading the model.
     embedder_warm_up()
     if not settings.REDIS_URL and _background is None:
-        from memory_project.celery import periodic_runner_start
-
         _runner = periodic_runner_start()
 
 

@@ -3,6 +3,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from memories.models import Category, Memory, MemoryEvent, Retention, Status
+from memories.scoring import importance_value
 from memories.selectors.retrieval import SCOPES
 from memories.services.memories import SNAPSHOT_FIELDS
 from memory_project.api.fields import (
@@ -21,8 +22,6 @@ class ImportanceField(serializers.Field):
     """A number in [0, 1] or one of high / medium / low."""
 
     def to_internal_value(self, data):
-        from memories.scoring import importance_value
-
         if isinstance(data, bool) or not isinstance(data, (int, float, str)):
             raise serializers.ValidationError("Must be a number between 0 and 1 or high / medium / low.")
         try:

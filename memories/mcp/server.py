@@ -25,6 +25,9 @@ from rest_framework.exceptions import ValidationError as DrfValidationError
 
 from memories.models import ApiKey
 from memories.services.api_keys import api_key_hash
+from memories.services.search import context_deliver
+from memories.services.tools import tool_execute
+from memories.signals import memories_served
 from memories.tools import TOOL_SCHEMAS, TOOLS_DESCRIPTION
 from memory_project.exceptions import ServiceError
 
@@ -80,10 +83,6 @@ def _message(detail) -> str:
 
 def _run(principal: Principal, name: str, arguments: dict) -> dict:
     """One tool call in a worker thread, with Django's per-request connection hygiene around it."""
-    from memories.services.search import context_deliver
-    from memories.services.tools import tool_execute
-    from memories.signals import memories_served
-
     close_old_connections()
     try:
         owner = get_user_model().objects.filter(pk=principal.owner_id, is_active=True).first()

@@ -14,6 +14,7 @@ def memory_access_apply(*, memory_ids: list[str]) -> int:
 
 
 def memory_access_record(*, memory_ids: list[str]) -> None:
+    # memories.tasks imports this module: the task is imported when a batch is sent.
     from memories.tasks import memory_access_task
 
     background_send(memory_access_task, [str(i) for i in memory_ids])

@@ -59,6 +59,7 @@ def search_stats_refresh(*, owner_id: int, corpus: str, max_age_seconds: float |
 
 def search_stats_request(*, owner_id: int, corpus: str) -> None:
     """Ask for a refresh off the query path, at most once per STATS_MAX_AGE_SECONDS per process."""
+    # memories.tasks imports this module: the task is imported when a refresh is asked for.
     from memories.tasks import search_stats_refresh_task
 
     max_age = settings.MEMORY_RETRIEVAL["STATS_MAX_AGE_SECONDS"]

@@ -1,13 +1,12 @@
 """Gunicorn's worker hook: each web worker warms the embedder and, without a broker, starts the periodic runner."""
 
-from memory_project import celery as celery_module
 from web import webserver
 
 
 def test_web_workers_start_the_runner_only_without_redis(settings, monkeypatch):
     started = []
     monkeypatch.setattr(webserver, "embedder_warm_up", lambda: None)
-    monkeypatch.setattr(celery_module, "periodic_runner_start", lambda: started.append(True))
+    monkeypatch.setattr(webserver, "periodic_runner_start", lambda: started.append(True))
 
     settings.REDIS_URL = ""
     webserver._post_worker_init(worker=None)
