@@ -349,7 +349,7 @@ def parse_user_md(text: str) -> dict[str, list[str]]:
     return sections
 
 
-def file_write_atomic(path: Path, data: bytes) -> None:
+def file_write_atomic(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     """`data` into `path` through a temporary file beside it and a rename: never half a file."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -357,7 +357,7 @@ def file_write_atomic(path: Path, data: bytes) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, 0o644)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -27,8 +27,9 @@ class TransferCommands:
         if output == "-":
             self.stdout.write(text, ending="" if text.endswith("\n") else "\n")
             return
-        # Written beside the target and renamed, so an interrupted export never leaves half a file.
-        file_write_atomic(target, text.encode("utf-8"))
+        # Written beside the target and renamed, so an interrupted export never leaves half a file;
+        # readable by its owner only, as it holds every memory, whatever the umask.
+        file_write_atomic(target, text.encode("utf-8"), mode=0o600)
         self.stdout.write(f"Exported {owner.get_username()}'s memories as {fmt} to {target} ({len(text)} characters)")
 
     def _import(self, *, path, owner, fmt, mode=None, **_):

@@ -203,6 +203,7 @@ def test_export_then_import_into_another_owner(user, other_user, tmp_path):
     lines = target.read_text().splitlines()
     assert sorted(json.loads(line)["content"] for line in lines) == ["Lives in Porto", "Prefers green tea over coffee"]
     assert exported == f"Exported alice's memories as jsonl to {target} ({len(target.read_text())} characters)\n"
+    assert target.stat().st_mode & 0o777 == 0o600
     bobs = Memory.objects.filter(owner=other_user)
     assert sorted(bobs.values_list("content", "source")) == [
         ("Lives in Porto", "agent_write"),
