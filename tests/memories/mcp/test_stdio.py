@@ -7,7 +7,7 @@ import pytest
 
 from memories.models import Memory, MemoryEvent
 from tests.factories import api_key_for
-from tests.mcp.support import PYTHON, ROOT, TOOL_NAMES, child_env, payload, stdio_client_for
+from tests.memories.mcp.support import PYTHON, ROOT, TOOL_NAMES, child_env, payload, stdio_client_for
 
 pytestmark = pytest.mark.slow
 

@@ -16,9 +16,8 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.integration.harness import Proc, database_env
+from tests.integration.harness import ROOT, Proc, database_env
 
-ROOT = Path(__file__).resolve().parents[2]
 PYTHON = Path(sys.executable)
 BIN = PYTHON.parent
 TOOL_NAMES = {"search_memory", "search_conversation_traces", "memory_write", "memory_forget", "get_context"}

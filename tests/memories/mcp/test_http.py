@@ -7,7 +7,7 @@ import pytest
 from memories.models import Memory
 from memories.services.api_keys import api_key_create
 from tests.factories import api_key_for
-from tests.mcp.support import TOOL_NAMES, http_client_for, payload, start_daphne
+from tests.memories.mcp.support import TOOL_NAMES, http_client_for, payload, start_daphne
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
