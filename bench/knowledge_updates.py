@@ -6,7 +6,10 @@ work, a code, a fact), the second changes it ("I quit coffee", "I moved to Lisbo
 Code", "the new code is 9902"), restates it, or contradicts it. Each runs in its own agent
 namespace, through the public API only: POST /sessions/,
 POST /sessions/{id}/turns/, POST /sessions/{id}/end/ (extraction at session end), or POST /memories/
-for the value changes an agent writes itself. After the second conversation it checks:
+for the value changes an agent writes itself. Extraction may finish after the session end is answered
+(embedded `serve` runs it in a background process), so after each conversation it polls
+GET /metrics/ until the owner's extraction queue is idle (failing after 120 s). After the second
+conversation it checks:
 
 - context: GET /api/v1/context/ pins a memory carrying the new value;
 - no stale pin: no pinned memory of the context states the old value only (the `stale` markers);
@@ -542,6 +545,29 @@ def _conversation(call, agent: str, lines: list[str], lang: str) -> None:
         raise RuntimeError(f"POST end answered {status}: {body}")
 
 
+def wait_for_extraction(call, *, timeout: float = 120.0, interval: float = 0.5) -> None:
+    """Block until the owner's extraction queue (GET /api/v1/metrics/) has no pending or running job
+    and every stored turn has its vector.
+
+    Embedded `serve` runs extraction in its background process, so a session end is answered
+    before its memories exist; reading context or search before then scores the service on work
+    it has not done yet. A queue that never drains is a failure of the service, not a pass."""
+    deadline = time.monotonic() + timeout
+    while True:
+        status, metrics = call("GET", "/api/v1/metrics/")
+        if status != 200:
+            raise RuntimeError(f"GET /metrics/ answered {status}: {metrics}")
+        queue = metrics["extraction_queue"]
+        if not queue["pending"] and not queue["running"] and not metrics["turns_awaiting_vector"]:
+            return
+        if time.monotonic() >= deadline:
+            raise TimeoutError(
+                f"extraction not finished after {timeout:.0f}s: queue={queue}, "
+                f"turns_awaiting_vector={metrics['turns_awaiting_vector']}"
+            )
+        time.sleep(interval)
+
+
 def _active(call, agent: str) -> list[dict]:
     status, body = call("GET", "/api/v1/memories/?" + urlencode({"agent": agent, "status": "active", "page_size": 100}))
     if status != 200:
@@ -551,8 +577,11 @@ def _active(call, agent: str) -> list[dict]:
 
 def run_scenario(call, scenario: dict, agent: str) -> list[str]:
     """Play one scenario in namespace `agent`; the list of what went wrong (empty: it passed)."""
+    # Wait after each conversation: the second must meet the first's memories, as it would in use.
     _conversation(call, agent, scenario["before"], scenario["lang"])
+    wait_for_extraction(call)
     _conversation(call, agent, scenario["after"], scenario["lang"])
+    wait_for_extraction(call)
     problems = []
     status, context = call("GET", "/api/v1/context/?" + urlencode({"agent": agent}))
     if status != 200:
