@@ -79,6 +79,8 @@ def _redis_ping(port: int) -> bool:
 
 
 def free_port() -> int:
+    # An ephemeral port from the kernel: a fixed range collided with other checkouts testing at once,
+    # whose server then answered this suite's health check.
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
@@ -214,7 +216,7 @@ def start_beat(env: dict, log_dir: Path) -> Proc:
     return proc
 
 
-def start_web(env: dict, log_dir: Path) -> tuple[Proc, str]:
+def start_web(env: dict, log_dir: Path, *, timeout: float = 60) -> tuple[Proc, str]:
     port = free_port()
     proc = Proc(
         "web",
@@ -223,7 +225,7 @@ def start_web(env: dict, log_dir: Path) -> tuple[Proc, str]:
         log_dir,
     )
     base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.popen.poll() is not None:
             raise AssertionError(f"web exited:\n{proc.log()[-4000:]}")
@@ -232,6 +234,7 @@ def start_web(env: dict, log_dir: Path) -> tuple[Proc, str]:
                 if response.status == 200:
                     return proc, base
         time.sleep(0.2)
+    proc.stop()  # a server that never answered must not outlive the test
     raise AssertionError(f"web not ready:\n{proc.log()[-4000:]}")
 
 

@@ -3,11 +3,8 @@ pytest test database (so the tests that use them need `django_db(transaction=Tru
 
 import json
 import os
-import socket
 import sys
-import time
-import urllib.request
-from contextlib import asynccontextmanager, suppress
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx2
@@ -16,10 +13,9 @@ from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.integration.harness import ROOT, Proc, database_env
+from tests.integration.harness import ROOT, Proc, database_env, start_web
 
 PYTHON = Path(sys.executable)
-BIN = PYTHON.parent
 TOOL_NAMES = {"search_memory", "search_conversation_traces", "memory_write", "memory_forget", "get_context"}
 
 
@@ -43,34 +39,10 @@ def child_env(**extra) -> dict[str, str]:
     return env
 
 
-def free_port() -> int:
-    # An ephemeral port from the kernel: a fixed range collided with other checkouts testing at once,
-    # whose server then answered this suite's health check.
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_daphne(log_dir: Path) -> tuple[Proc, str]:
-    port = free_port()
-    proc = Proc(
-        "daphne",
-        [str(BIN / "daphne"), "-b", "127.0.0.1", "-p", str(port), "web.asgi:application"],
-        child_env(),
-        log_dir,
-    )
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        if proc.popen.poll() is not None:
-            raise AssertionError(f"daphne exited:\n{proc.log()[-4000:]}")
-        with suppress(OSError):
-            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                if response.status == 200:
-                    return proc, base
-        time.sleep(0.2)
-    proc.stop()
-    raise AssertionError(f"daphne not ready:\n{proc.log()[-4000:]}")
+    # The integration harness's web server on this module's child environment (no broker), with the 90 s
+    # to answer /healthz that these tests have always allowed.
+    return start_web(child_env(), log_dir, timeout=90)
 
 
 def stdio_client_for(key: str, errlog, **env):
