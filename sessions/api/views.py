@@ -119,8 +119,7 @@ class SessionEndApi(APIView):
     @extend_schema(request=None, responses={202: SessionOutputSerializer})
     def post(self, request, session_id):
         session = session_get(owner=request_owner(request), session_id=session_id)
-        job = session_end(session=session)
-        session.refresh_from_db()
+        job = session_end(session=session)  # re-reads `session` after the commit: its ended state
         if job is not None:
             # In embedded mode the job may already have run (after commit, before this response).
             job.refresh_from_db()
