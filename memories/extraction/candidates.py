@@ -7,6 +7,7 @@ from datetime import datetime
 
 from memories.extraction import lexicon, vocabulary
 from memories.extraction.date_notes import annotate_dates
+from memories.extraction.dates import DateMatch, end_of_day
 from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import slot_key, split_clauses
 from memories.providers.llm_types import CandidateMemory, TurnView
@@ -104,6 +105,26 @@ def decided(
     """A decision, in the slot of what it is about."""
     return make(
         ctx, content, "decision", importance, subject=subject, predicate="decided", value=value, entities=entities
+    )
+
+
+def todo(
+    ctx: Ctx, content: str, importance: float, *, subject: str, task: str, due: DateMatch | None
+) -> CandidateMemory:
+    """A task in the slot of what it is, whichever language said it: one due within three days is kept
+    only briefly, and a dated one expires at the end of its day."""
+    retention = "short" if due is not None and (due.due - ctx.now.date()).days <= 3 else "long"
+    return make(
+        ctx,
+        content,
+        "todo",
+        importance,
+        retention=retention,
+        expires_at=end_of_day(due.due, ctx.now) if due else None,
+        subject=subject,
+        predicate="due",
+        value=due.due.isoformat() if due else "",
+        entities=named_entities(task),
     )
 
 

@@ -2,18 +2,17 @@
 
 import re
 
-from memories.extraction import lexicon
+from memories.extraction import candidates, lexicon
 from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
     Ctx,
     apply_context,
     decided,
-    make,
     named_entities,
     tool_entities,
 )
-from memories.extraction.dates import DateMatch, end_of_day, find_date
+from memories.extraction.dates import DateMatch, find_date
 from memories.extraction.phrasing import slot_key, strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 
@@ -46,19 +45,7 @@ def _without_date(text: str, due: DateMatch | None) -> str:
 
 
 def _todo_candidate(ctx: Ctx, content: str, task: str, due: DateMatch | None, importance: float) -> CandidateMemory:
-    retention = "short" if due is not None and (due.due - ctx.now.date()).days <= 3 else "long"
-    return make(
-        ctx,
-        content,
-        "todo",
-        importance,
-        retention=retention,
-        expires_at=end_of_day(due.due, ctx.now) if due else None,
-        subject=re.sub(r"^[，,\s]*用户", "", task),
-        predicate="due",
-        value=due.due.isoformat() if due else "",
-        entities=named_entities(task),
-    )
+    return candidates.todo(ctx, content, importance, subject=re.sub(r"^[，,\s]*用户", "", task), task=task, due=due)
 
 
 def remind(text: str, ctx: Ctx) -> CandidateMemory | None:

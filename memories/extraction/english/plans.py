@@ -2,18 +2,17 @@
 
 import re
 
-from memories.extraction import lexicon
+from memories.extraction import candidates, lexicon
 from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
     Ctx,
     apply_context,
     decided,
-    make,
     named_entities,
     tool_entities,
 )
-from memories.extraction.dates import DateMatch, end_of_day, find_date
+from memories.extraction.dates import DateMatch, find_date
 from memories.extraction.english.words import first_word
 from memories.extraction.phrasing import slot_key, strip_end, third_person, third_person_rest, value_text
 from memories.providers.llm_types import CandidateMemory
@@ -146,22 +145,7 @@ def _annotate(text: str, due: DateMatch | None) -> str:
 
 
 def _todo_candidate(ctx: Ctx, content: str, task: str, due: DateMatch | None, importance: float) -> CandidateMemory:
-    expires_at = end_of_day(due.due, ctx.now) if due else None
-    retention = "long"
-    if due is not None and (due.due - ctx.now.date()).days <= 3:
-        retention = "short"
-    return make(
-        ctx,
-        content,
-        "todo",
-        importance,
-        retention=retention,
-        expires_at=expires_at,
-        subject=" ".join(slot_key(task).split()[:8]),
-        predicate="due",
-        value=due.due.isoformat() if due else "",
-        entities=named_entities(task),
-    )
+    return candidates.todo(ctx, content, importance, subject=" ".join(slot_key(task).split()[:8]), task=task, due=due)
 
 
 def reminder(act: str, due: DateMatch | None, ctx: Ctx) -> CandidateMemory:
