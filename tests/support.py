@@ -1,6 +1,9 @@
-"""Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders."""
+"""Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders, and
+workers racing each other."""
 
 import json
+import threading
+from collections.abc import Callable
 
 from django.apps import apps
 from django.contrib.auth import get_user_model
@@ -64,3 +67,28 @@ def assert_error(response, status: int, code: str, *fragments: str) -> dict:
     for fragment in fragments:
         assert fragment in body["error"]["message"], body["error"]["message"]
     return body["error"]
+
+
+def at_once(*calls: Callable[[], object], timeout: float = 60) -> tuple[list, list[Exception]]:
+    """Run every call in its own thread, all released together; (what they returned, what they raised).
+
+    Each thread closes the database connection Django opened for it, so the test database can be flushed.
+    """
+    barrier = threading.Barrier(len(calls))
+    results, errors = [], []
+
+    def run(call):
+        try:
+            barrier.wait(timeout=10)
+            results.append(call())
+        except Exception as exc:  # pragma: no cover - reported through `errors`
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=timeout)
+    return results, errors

@@ -2,10 +2,8 @@
 once per session, with provenance and honest stats (seed 002 §7.4, DESIGN §4 "Session end")."""
 
 import copy
-import threading
 
 import pytest
-from django.db import connection
 
 from memories.drafts import MemoryDraft
 from memories.models import Memory, MemoryEvent, MemorySource
@@ -22,7 +20,7 @@ from sessions.models import ChatSession, ConversationTurn, Episode, ExtractionJo
 from sessions.services.sessions import session_end
 from tests.engine import capture_events, conversation, end_and_consolidate, of_type, rows
 from tests.factories import UserFactory
-from tests.support import db_snapshot
+from tests.support import at_once, db_snapshot
 
 FIRST = (
     "user: I prefer tea in the morning.",
@@ -330,25 +328,12 @@ def test_two_workers_consolidating_one_session_at_once_write_one_set_of_memories
     owner = UserFactory(username="carol")
     session = conversation(owner, *FIRST)
     ChatSession.objects.filter(pk=session.pk).update(status="ended")
-    results, errors = [], []
-    barrier = threading.Barrier(2)
 
     def consolidate():
-        try:
-            barrier.wait(timeout=10)
-            results.append(session_consolidate(session=ChatSession.objects.get(pk=session.pk)))
-        except Exception as exc:  # pragma: no cover - reported through `errors`
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=consolidate) for _ in range(2)]
+        return session_consolidate(session=ChatSession.objects.get(pk=session.pk))
 
     # when both consolidate it at the same time
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    results, errors = at_once(consolidate, consolidate, timeout=60)
 
     # then one did the work and the other found it done
     assert errors == []

@@ -1,7 +1,5 @@
 """Ending a session writes status=ended and exactly one session_end ExtractionJob, both or neither."""
 
-import threading
-
 import pytest
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
@@ -9,6 +7,7 @@ from sessions.models import ChatSession, ExtractionJob
 from sessions.services.sessions import session_end
 from tests.conftest import client_for
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, UserFactory
+from tests.support import at_once
 
 
 def _session_with_turns(owner, n: int) -> ChatSession:
@@ -186,25 +185,12 @@ def test_concurrent_ends_create_one_job(dispatched):
     # given an open session and two workers ending it at the same time
     owner = UserFactory(username="carol")
     session = _session_with_turns(owner, 3)
-    results, errors = [], []
-    barrier = threading.Barrier(2)
 
     def end():
-        try:
-            barrier.wait(timeout=10)
-            results.append(session_end(session=ChatSession.objects.get(pk=session.pk)))
-        except Exception as exc:  # pragma: no cover - reported through `errors`
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=end) for _ in range(2)]
+        return session_end(session=ChatSession.objects.get(pk=session.pk))
 
     # when both run
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=30)
+    results, errors = at_once(end, end, timeout=30)
 
     # then both see the same single job, dispatched once
     assert errors == []

@@ -1,13 +1,13 @@
 """Concurrent writers to one session: every turn is kept, numbered without gaps or duplicates."""
 
-import threading
+from functools import partial
 
 import pytest
-from django.db import connection
 
 from sessions.models import ChatSession, ConversationTurn
 from tests.conftest import client_for
 from tests.factories import ChatSessionFactory, UserFactory
+from tests.support import at_once
 
 
 @pytest.mark.django_db(transaction=True)
@@ -16,27 +16,13 @@ def test_concurrent_bulk_posts_keep_every_turn_in_a_gapless_sequence(dispatched)
     owner = UserFactory(username="carol")
     session = ChatSessionFactory(owner=owner)
     clients = [client_for(owner) for _ in range(3)]
-    barrier = threading.Barrier(len(clients))
-    statuses, errors = [], []
 
     def post(client, writer: int):
-        try:
-            barrier.wait(timeout=10)
-            turns = [{"role": "user", "content": f"w{writer}-{i}"} for i in range(40)]
-            response = client.post(f"/api/v1/sessions/{session.id}/turns/", {"turns": turns}, format="json")
-            statuses.append(response.status_code)
-        except Exception as exc:  # pragma: no cover - reported through `errors`
-            errors.append(exc)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=post, args=(c, n)) for n, c in enumerate(clients)]
+        turns = [{"role": "user", "content": f"w{writer}-{i}"} for i in range(40)]
+        return client.post(f"/api/v1/sessions/{session.id}/turns/", {"turns": turns}, format="json").status_code
 
     # when they all post
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
+    statuses, errors = at_once(*(partial(post, c, n) for n, c in enumerate(clients)), timeout=60)
 
     # then all 120 turns are stored, numbered 1..120, each writer's turns contiguous and in its order
     assert errors == []
