@@ -10,9 +10,9 @@ from memories.models import (
     Memory,
     Status,
 )
+from memories.selectors.memories import memory_in_groups
 from memories.selectors.retrieval import memory_search
 from memories.selectors.search.statements import SEARCHABLE_STATUSES
-from memory_groups.models import MemoryGroupMember
 from memory_groups.selectors import group_filter_ids
 
 COUNT_CAP = 10_000
@@ -67,7 +67,7 @@ def _filtered(owner, query: BrowseQuery, *, text_filter: bool):
         qs = qs.filter(Q(content__icontains=query.q) | Q(subject__icontains=query.q))
     if query.group:
         group_ids = group_filter_ids(owner=owner, ref=query.group)
-        qs = qs.filter(pk__in=MemoryGroupMember.objects.filter(group_id__in=group_ids).values("memory_id"))
+        qs = memory_in_groups(qs, group_ids)
     return qs
 
 

@@ -7,6 +7,7 @@ from django.utils import timezone
 
 from hotcache.services import hot_cache_get
 from memories.models import Memory, MemoryRelation, RelationType, Status
+from memories.selectors.memories import memory_in_groups
 from memories.selectors.retrieval import memory_search
 from memories.tools import TOOLS_DESCRIPTION
 from memory_project.text import estimate_tokens
@@ -20,7 +21,7 @@ def _pinned(owner, agent: str | None, group_ids: list | None = None) -> list[Mem
     if agent is not None:
         rows = rows.filter(agent=agent)
     if group_ids is not None:
-        rows = rows.filter(group_links__group_id__in=group_ids).distinct()
+        rows = memory_in_groups(rows, group_ids)
     return list(
         rows.exclude(expires_at__lte=_now())
         .exclude(relations_in__type=RelationType.SUPERSEDES)
