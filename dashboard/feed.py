@@ -12,6 +12,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from memories.models import EventType, LifecycleRun, MemoryEvent, MemoryRelation, RelationType
+from memories.services.lifecycle import lifecycle_completed_payload
 from memories.services.memories import memory_changed_payload
 from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 
@@ -109,16 +110,7 @@ def _lifecycle(owner, since, limit):
         .order_by("-finished_at", "-id")[:limit]
     )
     for run in rows:
-        yield (
-            run.finished_at,
-            {
-                "run_id": run.pk,
-                "status": run.status,
-                "counts": run.counts,
-                "error": run.error,
-                "duration_ms": run.duration_ms,
-            },
-        )
+        yield run.finished_at, lifecycle_completed_payload(run)
 
 
 READERS = {

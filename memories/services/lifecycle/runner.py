@@ -59,21 +59,22 @@ def _lock_release(owner_id) -> None:
         logger.warning("could not release the lifecycle lock of owner %s", owner_id, exc_info=True)
 
 
+def lifecycle_completed_payload(run: LifecycleRun) -> dict:
+    """The data of a "lifecycle.completed" event (the live feed rebuilds past ones from the run)."""
+    return {
+        "run_id": run.pk,
+        "status": run.status,
+        "counts": run.counts,
+        "error": run.error,
+        "duration_ms": run.duration_ms,
+    }
+
+
 def _finish(run: LifecycleRun, started: float) -> None:
     run.finished_at = wall_now()
     run.duration_ms = int((time.perf_counter() - started) * 1000)
     run.save(update_fields=["status", "steps", "counts", "error", "finished_at", "duration_ms"])
-    event_publish(
-        owner_id=run.owner_id,
-        type="lifecycle.completed",
-        data={
-            "run_id": run.pk,
-            "status": run.status,
-            "counts": run.counts,
-            "error": run.error,
-            "duration_ms": run.duration_ms,
-        },
-    )
+    event_publish(owner_id=run.owner_id, type="lifecycle.completed", data=lifecycle_completed_payload(run))
 
 
 def lifecycle_run(*, owner, trigger: str = "manual", now: datetime | None = None, export_dir=None) -> LifecycleRun:
