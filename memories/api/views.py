@@ -37,7 +37,6 @@ from memories.services.decisions import memory_write
 from memories.services.memories import memory_update
 from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
-from memories.signals import memories_served
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
 from memory_project.api.fields import CleanCharField, request_owner
 from memory_project.exceptions import ServiceError
@@ -186,15 +185,7 @@ class SearchApi(APIView):
         owner = request_owner(request)
         data = dict(serializer.validated_data)
         group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
-        found = memory_search_run(owner=owner, group_ids=group_ids, **data)
-        memories_served.send(
-            sender=None,
-            owner_id=owner.pk,
-            kind="search",
-            query=data["query"],
-            agent=data.get("agent"),
-            results=found["results"],
-        )
+        found = memory_search_run(owner=owner, group_ids=group_ids, served_as="search", **data)
         return Response(found)
 
 
@@ -210,15 +201,7 @@ class ContextApi(APIView):
             # Another owner's session is a 404 here too, never silently treated as a fresh one.
             session_get(owner=owner, session_id=data["session_id"])
         group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
-        block = context_deliver(owner=owner, group_ids=group_ids, **data)
-        memories_served.send(
-            sender=None,
-            owner_id=owner.pk,
-            kind="context",
-            query=data.get("query", ""),
-            agent=data.get("agent"),
-            results=block["memories"],
-        )
+        block = context_deliver(owner=owner, group_ids=group_ids, served_as="context", **data)
         return Response(block)
 
 

@@ -27,7 +27,6 @@ from memories.models import ApiKey
 from memories.services.api_keys import api_key_hash
 from memories.services.search import context_deliver
 from memories.services.tools import tool_execute
-from memories.signals import memories_served
 from memories.tools import TOOL_SCHEMAS, TOOLS_DESCRIPTION
 from memory_project.exceptions import ServiceError
 
@@ -89,15 +88,7 @@ def _run(principal: Principal, name: str, arguments: dict) -> dict:
         if owner is None:
             raise ToolError("the API key's owner no longer exists or is inactive")
         if name == "get_context":
-            result = context_deliver(owner=owner, agent=principal.agent, **arguments)
-            memories_served.send(
-                sender=None,
-                owner_id=owner.pk,
-                kind="context",
-                query=arguments.get("query") or "",
-                agent=principal.agent,
-                results=result["memories"],
-            )
+            result = context_deliver(owner=owner, agent=principal.agent, served_as="context", **arguments)
         else:
             result = tool_execute(
                 owner=owner, name=name, arguments=arguments, actor=principal.actor, agent=principal.agent

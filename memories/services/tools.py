@@ -6,7 +6,6 @@ from memories.drafts import MemoryDraft
 from memories.models import Category
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.search import memory_search_run
-from memories.signals import memories_served
 from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer
 from memory_project.exceptions import ServiceError
 
@@ -47,9 +46,7 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
             scope="memories",
             categories=args.get("categories"),
             agent=agent,
-        )
-        memories_served.send(
-            sender=None, owner_id=owner.pk, kind="tool", query=args["query"], agent=agent, results=found["results"]
+            served_as="tool",
         )
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "search_conversation_traces":
