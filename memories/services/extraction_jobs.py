@@ -56,16 +56,18 @@ def _enqueue_turn_extractions(*, session: ChatSession, turns: list[ConversationT
         explicit = bool(EXPLICIT_COMMAND.search(turn.content))
         if not explicit and (counted >= budget or len(turn.content.strip()) < settings.TURN_EXTRACTION_MIN_CHARS):
             continue
-        job, created = ExtractionJob.objects.get_or_create(
-            session=session,
-            kind=ExtractionJob.Kind.TURN,
-            range_start=turn.sequence,
-            range_end=turn.sequence,
-            defaults={"owner_id": session.owner_id},
+        # A plain insert, no lookup first: the turn was numbered just now, under the session's row
+        # lock, after every turn the session ever had, so no job can name its sequence yet.
+        jobs.append(
+            ExtractionJob.objects.create(
+                owner_id=session.owner_id,
+                session=session,
+                kind=ExtractionJob.Kind.TURN,
+                range_start=turn.sequence,
+                range_end=turn.sequence,
+            )
         )
-        if created:
-            jobs.append(job)
-            counted += 0 if explicit else 1
+        counted += 0 if explicit else 1
     if counted:
         ChatSession.objects.filter(pk=session.pk).update(turn_extractions=F("turn_extractions") + counted)
     for job in jobs:
