@@ -1,7 +1,9 @@
-"""Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders, and
-workers racing each other."""
+"""Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders,
+workers racing each other and forked children."""
 
 import json
+import os
+import signal
 import threading
 from collections.abc import Callable
 
@@ -92,3 +94,22 @@ def at_once(*calls: Callable[[], object], timeout: float = 60) -> tuple[list, li
     for thread in threads:
         thread.join(timeout=timeout)
     return results, errors
+
+
+def in_forked_child(run: Callable[[], int]) -> int:
+    """Fork as a prefork Celery worker does, run `run` in the child, and return the child's exit code
+    (`run`'s result; 1 if it raised, -14 if it hung past 20 s)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            # The child opens its own connection; the parent's socket is left alone (kept, never
+            # closed here), and a hang ends the child after 20 s.
+            parent_connection = connection.connection  # noqa: F841
+            connection.connection = None
+            signal.alarm(20)
+            code = run()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)

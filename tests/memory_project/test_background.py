@@ -1,8 +1,5 @@
 """The in-process background pool (no broker): one thread, one kept connection, safe across fork."""
 
-import os
-import signal
-
 import pytest
 from celery import shared_task
 from django.db import OperationalError, connection
@@ -11,6 +8,7 @@ from memories.models import Memory
 from memories.tasks import memory_access_task
 from memory_project.background import background_drain, background_send
 from tests.factories import MemoryFactory
+from tests.support import in_forked_child
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -48,25 +46,16 @@ def test_a_forked_child_runs_background_work_on_a_thread_of_its_own():
     background_send(memory_access_task, [str(memory.pk)])
     background_drain()
 
+    def send_and_drain() -> int:
+        background_send(memory_access_task, [str(memory.pk)])
+        background_drain()
+        return 0
+
     # when it forks and the child sends work and waits for it
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            # The child opens its own connection; the parent's socket is kept, never closed here,
-            # and a hang ends the child after 20 s.
-            parent_connection = connection.connection  # noqa: F841
-            connection.connection = None
-            signal.alarm(20)
-            background_send(memory_access_task, [str(memory.pk)])
-            background_drain()
-            code = 0
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
+    code = in_forked_child(send_and_drain)
 
     # then the child's task ran: the count went up once in the parent and once in the child
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert code == 0
     assert Memory.objects.get(pk=memory.pk).access_count == 2
 
 

@@ -1,7 +1,5 @@
 """The BM25 statement on worker threads' own connections, beside the vector statement."""
 
-import os
-import signal
 import time
 
 import pytest
@@ -9,6 +7,7 @@ from django.db import connection
 
 from memories.selectors.retrieval import memory_search
 from tests.memories.selectors.search.scene import pottery_owner
+from tests.support import in_forked_child
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -54,21 +53,12 @@ def test_a_forked_child_searches_with_bm25_workers_of_its_own():
     memory_search(owner=owner, query="pottery", scope="all")
     time.sleep(0.2)
 
+    def search() -> int:
+        found = memory_search(owner=owner, query="pottery studio", scope="all")
+        return 0 if found["results"][0]["scores"]["lexical_rank"] == 1 else 2
+
     # when it forks (as a prefork Celery worker does) and the child searches
-    pid = os.fork()
-    if pid == 0:
-        code = 1
-        try:
-            # The child opens its own connection; the parent's socket is left alone (kept, never
-            # closed here), and a hang ends the child after 20 s.
-            parent_connection = connection.connection  # noqa: F841
-            connection.connection = None
-            signal.alarm(20)
-            found = memory_search(owner=owner, query="pottery studio", scope="all")
-            code = 0 if found["results"][0]["scores"]["lexical_rank"] == 1 else 2
-        finally:
-            os._exit(code)
-    _, status = os.waitpid(pid, 0)
+    code = in_forked_child(search)
 
     # then the child's search finished, word matches included
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert code == 0
