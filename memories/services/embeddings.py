@@ -38,6 +38,18 @@ def _key(model: str, owner_id: int, text: str) -> str:
     return hashlib.sha256(f"{model}\x00{owner_id}\x00{text}".encode()).hexdigest()
 
 
+def embedding_cache_keys(*, owner_id: int, texts, models: list[str]) -> list[str]:
+    """The cache keys of `texts` for this owner under each of `models`."""
+    return [_key(model, owner_id, text) for model in models for text in texts]
+
+
+def embedding_cache_forget_local(*, keys: list[str]) -> None:
+    """Drop these keys from this process's copies (their rows are gone)."""
+    with _lru_lock:
+        for key in keys:
+            _lru.pop(key, None)
+
+
 def embedding_get_many(*, owner, texts: list[str], persist: bool = True) -> list[list[float]]:
     """Embed `texts` for `owner` (a user or its id), reusing that owner's cached vectors; new vectors
     are stored for the owner's next call.

@@ -70,7 +70,7 @@ def _embedding_cache(*, context: ErasureContext) -> None:
     texts -= _shared_texts(context, texts)
     # The cache is keyed by a hash of model, owner and text; every model that ever wrote to it is tried.
     model_names = list(EmbeddingCache.objects.values_list("model", flat=True).distinct())
-    keys = [embeddings._key(name, context.owner_id, text) for name in model_names for text in texts]
+    keys = embeddings.embedding_cache_keys(owner_id=context.owner_id, texts=texts, models=model_names)
     if context.plan.partial:
         # A whole owner's rows are reached by the plan through EmbeddingCache.owner; part of them here.
         deleted = 0
@@ -78,12 +78,7 @@ def _embedding_cache(*, context: ErasureContext) -> None:
             deleted += EmbeddingCache.objects.filter(key__in=keys[start : start + 5000])._raw_delete("default")
         context.count("memories.EmbeddingCache", deleted)
 
-    def forget_in_process():
-        with embeddings._lru_lock:
-            for key in keys:
-                embeddings._lru.pop(key, None)
-
-    context.after_commit(forget_in_process)
+    context.after_commit(lambda: embeddings.embedding_cache_forget_local(keys=keys))
 
 
 # --- rows derived from the erased ones ---------------------------------------------------------
@@ -190,8 +185,7 @@ def _process_caches(*, context: ErasureContext) -> None:
 
     def forget():
         corpus_counts_forget(owner_id=context.owner_id)
-        for key in [k for k in search_stats._requested if context.owner_id in k]:
-            search_stats._requested.pop(key, None)
+        search_stats.search_stats_requests_forget(owner_id=context.owner_id)
 
     context.after_commit(forget)
 

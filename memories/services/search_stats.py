@@ -21,6 +21,12 @@ from memory_project.background import background_send
 _requested: dict[tuple[int, str], float] = {}
 
 
+def search_stats_requests_forget(*, owner_id: int) -> None:
+    """Forget this process's refresh requests of an owner (erased: a new one starts from nothing)."""
+    for key in [k for k in _requested if k[0] == owner_id]:
+        _requested.pop(key, None)
+
+
 def search_stats_refresh(*, owner_id: int, corpus: str, max_age_seconds: float | None = None) -> bool:
     """Recount the owner's statistics for one corpus in one transaction; False when skipped.
 
