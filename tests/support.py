@@ -1,10 +1,11 @@
 """Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders,
-workers racing each other and forked children."""
+workers racing each other, forked children and waiting on a condition."""
 
 import json
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 
 from django.apps import apps
@@ -113,3 +114,13 @@ def in_forked_child(run: Callable[[], int]) -> int:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     return os.waitstatus_to_exitcode(status)
+
+
+def wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> bool:
+    """Whether `predicate` came true within `timeout` seconds, asked every 50 ms."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False

@@ -13,15 +13,7 @@ from memory_project.celery import PERIODIC_LEADER_KEY, PeriodicRunner, app, peri
 from memory_project.dbconn import LEADER_LOCK_NAMESPACE
 from sessions.models import ExtractionJob
 from tests.factories import ChatSessionFactory, UserFactory
-
-
-def _wait_for(predicate, timeout=10.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
+from tests.support import wait_for
 
 
 def test_the_runner_uses_the_beat_schedule():
@@ -62,7 +54,7 @@ def test_the_runner_sweeps_pending_jobs_in_process(settings, monkeypatch):
     }
     runner = periodic_runner_start(schedule, max_sleep=0.1)
     try:
-        assert _wait_for(lambda: ExtractionJob.objects.get(pk=job.pk).status == "done")
+        assert wait_for(lambda: ExtractionJob.objects.get(pk=job.pk).status == "done")
     finally:
         runner.stop()
 
@@ -80,7 +72,7 @@ def test_the_runner_repeats_on_its_interval_and_survives_failures(monkeypatch):
     monkeypatch.setattr(type(app.tasks["sessions.tasks.sessions_idle_end"]), "apply", flaky)
     runner = periodic_runner_start({"idle": {"task": "sessions.tasks.sessions_idle_end", "schedule": 0.2}})
     try:
-        assert _wait_for(lambda: len(runs) >= 3, timeout=5)
+        assert wait_for(lambda: len(runs) >= 3, timeout=5)
     finally:
         runner.stop()
 
@@ -100,20 +92,20 @@ def test_only_one_of_two_runners_runs_the_schedule_and_the_other_takes_over_when
     first = PeriodicRunner(schedule, max_sleep=0.1)
     first.name = "first"
     first.start()
-    assert _wait_for(lambda: first.leading)
+    assert wait_for(lambda: first.leading)
     second = PeriodicRunner(schedule, max_sleep=0.1)
     second.name = "second"
     second.start()
     try:
         # when both have been running for a while
-        assert _wait_for(lambda: len(runs) >= 5)
+        assert wait_for(lambda: len(runs) >= 5)
         time.sleep(0.5)
         both_alive = list(runs)
 
         # and the leader stops (its lock connection closes with it)
         first.stop()
         stopped_at = time.monotonic()
-        assert _wait_for(lambda: any(name == "second" for name, _ in runs))
+        assert wait_for(lambda: any(name == "second" for name, _ in runs))
     finally:
         first.stop()
         second.stop()
@@ -130,7 +122,7 @@ def test_a_runner_whose_lock_connection_dies_stops_leading():
     runner = PeriodicRunner({}, max_sleep=0.1)
     runner.start()
     try:
-        assert _wait_for(lambda: runner.leading)
+        assert wait_for(lambda: runner.leading)
         pid = runner.leadership._connection.info.backend_pid
 
         # when its lock connection is killed from outside (a database restart, a network cut)
@@ -138,7 +130,7 @@ def test_a_runner_whose_lock_connection_dies_stops_leading():
             cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
 
         # then it notices, reconnects and leads again on a new connection holding the lock
-        assert _wait_for(lambda: runner.leading and runner.leadership._connection.info.backend_pid != pid)
+        assert wait_for(lambda: runner.leading and runner.leadership._connection.info.backend_pid != pid)
         with connection.cursor() as cursor:
             cursor.execute(
                 "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s",

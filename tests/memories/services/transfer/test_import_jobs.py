@@ -3,7 +3,6 @@
 import hashlib
 import json
 import threading
-import time
 
 import pytest
 
@@ -12,6 +11,7 @@ from memories.services import embeddings
 from memories.services.import_jobs import import_job_drain
 from tests.conftest import client_for
 from tests.factories import UserFactory
+from tests.support import wait_for
 
 
 def jsonl(n: int) -> str:
@@ -21,15 +21,6 @@ def jsonl(n: int) -> str:
         for i in range(n)
     )
     return "".join(line + "\n" for line in lines)
-
-
-def wait_for(predicate, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 class GatedEmbedder:
@@ -66,7 +57,7 @@ def test_a_large_import_answers_202_and_its_job_shows_progress_then_the_report(s
     assert (job["status"], job["size"], job["report"]) == ("pending", len(text.encode()), None)
     # and while it runs, the job reports how far it got (its writes are not visible yet)
     url = job["url"]
-    assert wait_for(lambda: api.get(url).json()["processed"] >= 10)
+    assert wait_for(lambda: api.get(url).json()["processed"] >= 10, timeout=30)
     running = api.get(url).json()
     assert (running["status"], running["total"]) == ("running", 40)
     assert 10 <= running["processed"] < 40 and 25 <= running["percent"] < 100
