@@ -161,7 +161,9 @@ def _apply(
 
 def _similar(owner, agent: str, vector: list[float], limit: int = 8) -> list[tuple[Memory, float]]:
     literal = "[" + ",".join(f"{v:.7g}" for v in vector) + "]"
-    with transaction.atomic(), connection.cursor() as cursor:
+    # No savepoint of its own: it runs inside memory_write's transaction, which SET LOCAL lasts to
+    # either way (releasing a savepoint keeps the setting), so one would only add two round trips.
+    with connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         cursor.execute(
             "SELECT id, 1 - (embedding <=> %s::vector) FROM memories_memory "
