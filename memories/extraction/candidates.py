@@ -128,6 +128,31 @@ def todo(
     )
 
 
+def plain_statement(
+    ctx: Ctx,
+    content: str,
+    category: str,
+    importance: float,
+    *,
+    subject: str,
+    value: str,
+    entities: list[tuple[str, str]],
+) -> CandidateMemory:
+    """What the user stated that no rule recognised, whichever language said it: "X is Y" fills the slot
+    of X; asked to remember, it is kept for good, otherwise long."""
+    return make(
+        ctx,
+        content,
+        category,
+        importance,
+        retention="permanent" if ctx.explicit else "long",
+        subject=subject,
+        predicate="is" if subject else "",
+        value=value,
+        entities=entities,
+    )
+
+
 def clause_candidates(text: str, ctx: Ctx, extract_clause: ClauseRule) -> list[CandidateMemory]:
     """What each clause of `text` yields, with the sentence's context (correction, explicit) applied."""
     out = []

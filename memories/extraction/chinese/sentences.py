@@ -15,8 +15,8 @@ from memories.extraction.candidates import (
     Ctx,
     apply_context,
     clause_candidates,
-    make,
     named_entities,
+    plain_statement,
 )
 from memories.extraction.changes import chinese_change
 from memories.extraction.chinese import belongings, events, identity, instructions, plans, preferences
@@ -130,17 +130,7 @@ def _generic(text: str, ctx: Ctx) -> CandidateMemory:
     subject = value = ""
     if m and not m["subj"].startswith("我"):
         subject, value = m["subj"], m["val"]
-    return make(
-        ctx,
-        content,
-        "fact",
-        MEDIUM,
-        retention="permanent" if ctx.explicit else "long",
-        subject=subject,
-        predicate="is" if subject else "",
-        value=value,
-        entities=named_entities(text),
-    )
+    return plain_statement(ctx, content, "fact", MEDIUM, subject=subject, value=value, entities=named_entities(text))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from memories.extraction.candidates import (
     clause_candidates,
     make,
     named_entities,
+    plain_statement,
 )
 from memories.extraction.changes import english_change
 from memories.extraction.dates import find_date
@@ -191,17 +192,8 @@ def _generic_statement(text: str, ctx: Ctx, category: str, importance: float) ->
     subject, value = ("", "")
     if m and not re.match(r"^(?:i|it|this|that|there|what|which)\b", m["subj"], re.I):
         subject, value = third_person_rest(m["subj"]), value_text(m["val"])
-    return make(
-        ctx,
-        content,
-        category,
-        importance,
-        retention="permanent" if ctx.explicit else "long",
-        subject=subject,
-        predicate="is" if subject else "",
-        value=value,
-        entities=named_entities(text[1:]),
-    )
+    entities = named_entities(text[1:])
+    return plain_statement(ctx, content, category, importance, subject=subject, value=value, entities=entities)
 
 
 # ---------------------------------------------------------------------------------------------
