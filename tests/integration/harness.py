@@ -105,25 +105,30 @@ def command_env(**extra) -> dict[str, str]:
     return env
 
 
-def process_env(redis: str, **extra) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "LLM_", "CELERY_", "EXTRACTION_", "PERIODIC_", "DATABASE_URL", "EMBEDDED_PG"))
-    }
+def child_env(*, drop: tuple[str, ...], log_level: str, **extra) -> dict[str, str]:
+    """A server child's environment: this one without the variables starting with `drop`, on the test
+    database and data directory, then `extra`."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
     env.update(
-        REDIS_URL=redis,
         EMBEDDING_PROVIDER="hashing",  # the test process embeds with it too: vectors must agree
         HF_HUB_OFFLINE="1",
         TRANSFORMERS_OFFLINE="1",
         PYTHONUNBUFFERED="1",
-        LOG_LEVEL="INFO",
+        LOG_LEVEL=log_level,
         DJANGO_SETTINGS_MODULE="memory_project.settings",
         MEMORY_DATA_DIR=str(settings.DATA_DIR),
     )
     env.update(database_env())
     env.update({k: str(v) for k, v in extra.items()})
     return env
+
+
+def process_env(redis: str, **extra) -> dict[str, str]:
+    return child_env(
+        drop=("OPENAI_", "LLM_", "CELERY_", "EXTRACTION_", "PERIODIC_", "DATABASE_URL", "EMBEDDED_PG"),
+        log_level="INFO",
+        **{"REDIS_URL": redis, **extra},
+    )
 
 
 class Proc:

@@ -2,41 +2,29 @@
 pytest test database (so the tests that use them need `django_db(transaction=True)`)."""
 
 import json
-import os
 import sys
 from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx2
-from django.conf import settings
 from mcp.client import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.integration.harness import ROOT, Proc, database_env, start_web
+from tests.integration.harness import ROOT, Proc, start_web
+from tests.integration.harness import child_env as harness_child_env
 
 PYTHON = Path(sys.executable)
 TOOL_NAMES = {"search_memory", "search_conversation_traces", "memory_write", "memory_forget", "get_context"}
 
 
 def child_env(**extra) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("OPENAI_", "LLM_", "REDIS_URL", "DATABASE_URL", "EMBEDDED_PG", "MEMORY_API_KEY"))
-    }
-    env.update(
-        EMBEDDING_PROVIDER="hashing",  # the test process embeds with it too: vectors must agree
-        HF_HUB_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-        PYTHONUNBUFFERED="1",
-        LOG_LEVEL="WARNING",
-        DJANGO_SETTINGS_MODULE="memory_project.settings",
-        MEMORY_DATA_DIR=str(settings.DATA_DIR),
+    # No broker (REDIS_URL) and no key but the one a test passes.
+    return harness_child_env(
+        drop=("OPENAI_", "LLM_", "REDIS_URL", "DATABASE_URL", "EMBEDDED_PG", "MEMORY_API_KEY"),
+        log_level="WARNING",
+        **extra,
     )
-    env.update(database_env())
-    env.update({k: str(v) for k, v in extra.items()})
-    return env
 
 
 def start_daphne(log_dir: Path) -> tuple[Proc, str]:
