@@ -3,7 +3,6 @@
 import threading
 
 import pytest
-from django.db import connection
 
 from memories.selectors.retrieval import memory_search
 from memories.services.turn_embeddings import turn_embeddings, turn_embeddings_fill
@@ -13,6 +12,7 @@ from sessions.models import ConversationTurn
 from sessions.services.sessions import turn_append_many
 from tests.conftest import client_for
 from tests.factories import ChatSessionFactory, UserFactory
+from tests.support import at_once
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -115,23 +115,12 @@ def test_fills_running_at_once_never_embed_a_turn_twice(monkeypatch):
         return real(owner=owner, texts=texts, before=before)
 
     monkeypatch.setattr(module, "turn_vectors", counting)
-    barrier = threading.Barrier(2)
-    counts = []
 
     def fill():
-        try:
-            barrier.wait(10)
-            counts.append(turn_embeddings_fill(batch=50))
-        finally:
-            connection.close()
+        return turn_embeddings_fill(batch=50)
 
-    threads = [threading.Thread(target=fill) for _ in range(2)]
-
-    # when both run
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
+    # when both run (a fill that raised has no count, so the sum below tells)
+    counts, _ = at_once(fill, fill, timeout=60)
 
     # then between them every turn was embedded exactly once
     assert sum(counts) == 300
