@@ -1,8 +1,10 @@
-"""Small real files for attachment tests, and the JSON a client sends for them."""
+"""Small real files for attachment tests, the JSON a client sends for them, and sharing one."""
 
 import base64
 import struct
 import zlib
+
+from attachments.models import Attachment
 
 TINY_PNG_SIZE = 69
 
@@ -25,3 +27,17 @@ def attachment(data: bytes, *, filename: str, content_type: str, caption: str = 
         "data": base64.b64encode(data).decode(),
         "caption": caption,
     }
+
+
+def share_png(api, *, session_id, name: str) -> Attachment:
+    """A tiny PNG called `name` sent with a user turn to the session through the API; its stored row."""
+    body = api.post(
+        f"/api/v1/sessions/{session_id}/turns/",
+        {
+            "role": "user",
+            "content": f"Sharing {name}.",
+            "attachments": [attachment(tiny_png(), filename=name, content_type="image/png")],
+        },
+        format="json",
+    ).json()
+    return Attachment.objects.get(pk=body["attachments"][0]["id"])

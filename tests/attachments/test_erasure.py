@@ -3,23 +3,14 @@
 import pytest
 
 from attachments.models import Attachment
-from tests.attachments.files import attachment, tiny_png
+from tests.attachments.files import share_png, tiny_png
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _share(api, agent: str, name: str) -> Attachment:
     session = api.post("/api/v1/sessions/", {"agent": agent}, format="json").json()["id"]
-    body = api.post(
-        f"/api/v1/sessions/{session}/turns/",
-        {
-            "role": "user",
-            "content": f"A file for {agent or 'default'}.",
-            "attachments": [attachment(tiny_png(), filename=name, content_type="image/png")],
-        },
-        format="json",
-    ).json()
-    return Attachment.objects.get(pk=body["attachments"][0]["id"])
+    return share_png(api, session_id=session, name=name)
 
 
 def test_an_agent_erasure_removes_only_that_agents_attachments(api, user, attachment_dir):

@@ -8,23 +8,14 @@ from django.utils import timezone
 
 from attachments.models import Attachment
 from memories.services.lifecycle import lifecycle_run
-from tests.attachments.files import attachment, tiny_png
+from tests.attachments.files import share_png, tiny_png
 from tests.factories import ChatSessionFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def _share(api, session, name: str) -> Attachment:
-    body = api.post(
-        f"/api/v1/sessions/{session.id}/turns/",
-        {
-            "role": "user",
-            "content": f"Sharing {name}.",
-            "attachments": [attachment(tiny_png(), filename=name, content_type="image/png")],
-        },
-        format="json",
-    ).json()
-    return Attachment.objects.get(pk=body["attachments"][0]["id"])
+    return share_png(api, session_id=session.id, name=name)
 
 
 def test_the_lifecycle_deletes_expired_attachments_and_their_files(settings, api, user, attachment_dir):
