@@ -108,6 +108,23 @@ def decided(
     )
 
 
+def rule(ctx: Ctx, content: str, *, subject: str, mode: str, act: str) -> CandidateMemory:
+    """An instruction to the assistant ("always" / "never" / "must" `act`), whichever language said it:
+    kept for good, in the slot of what it asks."""
+    return make(
+        ctx,
+        content,
+        "rule",
+        HIGH,
+        retention="permanent",
+        subject=subject,
+        predicate="rule",
+        value=mode,
+        entities=tool_entities(act),
+        confidence=0.9,
+    )
+
+
 def todo(
     ctx: Ctx, content: str, importance: float, *, subject: str, task: str, due: DateMatch | None
 ) -> CandidateMemory:

@@ -2,7 +2,8 @@
 
 import re
 
-from memories.extraction.candidates import HIGH, Ctx, make, tool_entities
+from memories.extraction import candidates
+from memories.extraction.candidates import Ctx
 from memories.extraction.phrasing import strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
 
@@ -88,15 +89,4 @@ def rule_candidate(ctx: Ctx, mod: str, act: str, lead: str) -> CandidateMemory |
         return None
     act = zh_third_person(act)
     subject = re.sub(r"^(?:再|都|也|还)", "", re.sub(r"了$", "", act))
-    return make(
-        ctx,
-        f"用户要求{lead}{act}",
-        "rule",
-        HIGH,
-        retention="permanent",
-        subject=subject,
-        predicate="rule",
-        value=mod,
-        entities=tool_entities(act),
-        confidence=0.9,
-    )
+    return candidates.rule(ctx, f"用户要求{lead}{act}", subject=subject, mode=mod, act=act)

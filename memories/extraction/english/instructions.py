@@ -3,7 +3,8 @@ skills ("To deploy, run make deploy")."""
 
 import re
 
-from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, tool_entities
+from memories.extraction import candidates
+from memories.extraction.candidates import MEDIUM, Ctx, make, tool_entities
 from memories.extraction.english.words import DETERMINERS, IMPERATIVE_VERBS, first_word
 from memories.extraction.phrasing import slot_key, strip_end, third_person_rest, value_text
 from memories.providers.llm_types import CandidateMemory
@@ -170,18 +171,7 @@ def rule_candidate(ctx: Ctx, mod: str, act: str) -> CandidateMemory | None:
         "never": f"User wants the assistant to never {act}",
         "must": f"User wants the assistant to {act}",
     }[mod]
-    return make(
-        ctx,
-        content,
-        "rule",
-        HIGH,
-        retention="permanent",
-        subject=act,
-        predicate="rule",
-        value=mod,
-        entities=tool_entities(act),
-        confidence=0.9,
-    )
+    return candidates.rule(ctx, content, subject=act, mode=mod, act=act)
 
 
 # Skills: "To deploy, run make deploy" ------------------------------------------------------
