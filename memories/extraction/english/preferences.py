@@ -7,36 +7,10 @@ from memories.extraction import lexicon
 from memories.extraction.candidates import MEDIUM, Ctx, make, name_kind, tool_entities
 from memories.extraction.english.words import ADV, DETERMINERS, clean_value, first_word
 from memories.extraction.phrasing import drop_fillers, slot_key, third_person, third_person_rest
+from memories.extraction.rules import FirstMatch
 from memories.providers.llm_types import CandidateMemory
 
 # Preferences ----------------------------------------------------------------------------------
-
-_FAVORITE = re.compile(
-    r"^(?P<who>my|our) (?:absolute |all[- ]time |personal )?fav(?:ou?rite|e) (?P<attr>[\w' -]{2,40}?) "
-    r"(?:is|are|has to be|would be|was|has always been)\s+(?P<val>.+)$",
-    re.I,
-)
-
-
-_FAVORITE_REVERSED = re.compile(
-    r"^(?P<val>[\w' .+#-]{2,40}?) (?:is|are) (?:definitely |probably )?my (?:absolute |all[- ]time )?"
-    r"fav(?:ou?rite|e)(?: (?P<attr>[\w' -]{2,40}))?$",
-    re.I,
-)
-
-
-_PREFER_TO = re.compile(
-    r"^i (?P<advs>" + ADV + r")(?:prefer|would prefer|'d prefer) to (?P<act>.+?)"
-    r"(?:\s+(?:rather than|instead of|over|than) (?P<alt>.+))?$",
-    re.I,
-)
-
-
-_PREFER = re.compile(
-    r"^i (?P<advs>" + ADV + r")(?P<verb>prefer|would prefer|'d prefer|would rather have|'d rather have|would rather|"
-    r"'d rather)\s+(?P<val>.+?)(?:\s+(?P<conn>over|to|rather than|instead of|than|more than) (?P<alt>.+))?$",
-    re.I,
-)
 
 
 def preference_subject(value: str, alt: str = "") -> str:
@@ -49,26 +23,42 @@ def preference_subject(value: str, alt: str = "") -> str:
     return f"{words[-1]} preference" if words else ""
 
 
-def favorite(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _FAVORITE.match(clause)
-    if m:
-        attr, val = m["attr"].strip().lower(), clean_value(third_person_rest(m["val"]))
-        owner = "User's" if m["who"].lower() == "my" else "User's team's"
-    else:
-        m = _FAVORITE_REVERSED.match(clause)
-        if not m or first_word(m["val"]) in DETERMINERS | {"i", "that", "it", "this"}:
-            return None
-        val = clean_value(m["val"])
-        domain = lexicon.domain_of(val)
-        if domain and domain not in lexicon.TOOL_DOMAINS and val[1:] == val[1:].lower():
-            # Capitalised only because it starts the sentence ("Blue is my favorite color").
-            val = val[:1].lower() + val[1:]
-        attr = (m["attr"] or domain or "thing").strip().lower()
-        owner = "User's"
+favorite = FirstMatch(re.I)
+
+
+@favorite.rule(
+    r"^(?P<who>my|our) (?:absolute |all[- ]time |personal )?fav(?:ou?rite|e) (?P<attr>[\w' -]{2,40}?) "
+    r"(?:is|are|has to be|would be|was|has always been)\s+(?P<val>.+)$"
+)
+def _my_favorite(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    attr, val = m["attr"].strip().lower(), clean_value(third_person_rest(m["val"]))
+    owner = "User's" if m["who"].lower() == "my" else "User's team's"
+    return _favorite_candidate(ctx, owner, attr, val, capitalised_is_name=True)
+
+
+@favorite.rule(
+    r"^(?P<val>[\w' .+#-]{2,40}?) (?:is|are) (?:definitely |probably )?my (?:absolute |all[- ]time )?"
+    r"fav(?:ou?rite|e)(?: (?P<attr>[\w' -]{2,40}))?$"
+)
+def _favorite_named_first(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    if first_word(m["val"]) in DETERMINERS | {"i", "that", "it", "this"}:
+        return None
+    val = clean_value(m["val"])
+    domain = lexicon.domain_of(val)
+    if domain and domain not in lexicon.TOOL_DOMAINS and val[1:] == val[1:].lower():
+        # Capitalised only because it starts the sentence ("Blue is my favorite color").
+        val = val[:1].lower() + val[1:]
+    attr = (m["attr"] or domain or "thing").strip().lower()
+    return _favorite_candidate(ctx, "User's", attr, val, capitalised_is_name=False)
+
+
+def _favorite_candidate(
+    ctx: Ctx, owner: str, attr: str, val: str, *, capitalised_is_name: bool
+) -> CandidateMemory | None:
     if not val:
         return None
     kind = "tool" if lexicon.domain_of(val) in lexicon.TOOL_DOMAINS else name_kind(attr)
-    entities = [(val, kind)] if kind != "other" or (val[:1].isupper() and m.re is _FAVORITE) else []
+    entities = [(val, kind)] if kind != "other" or (val[:1].isupper() and capitalised_is_name) else []
     return make(
         ctx,
         f"{owner} favorite {attr} is {val}",
@@ -81,30 +71,42 @@ def favorite(clause: str, ctx: Ctx) -> CandidateMemory | None:
     )
 
 
-def prefer(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _PREFER_TO.match(clause)
-    if m:
-        act = clean_value(third_person_rest(m["act"]))
-        alt = clean_value(third_person_rest(m["alt"])) if m["alt"] else ""
-        advs = drop_fillers(m["advs"])
-        content = f"User {advs + ' ' if advs else ''}prefers to {act}" + (f" rather than {alt}" if alt else "")
-        value = act
+prefer = FirstMatch(re.I)
+
+
+@prefer.rule(
+    r"^i (?P<advs>" + ADV + r")(?:prefer|would prefer|'d prefer) to (?P<act>.+?)"
+    r"(?:\s+(?:rather than|instead of|over|than) (?P<alt>.+))?$"
+)
+def _prefer_to(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
+    act = clean_value(third_person_rest(m["act"]))
+    alt = clean_value(third_person_rest(m["alt"])) if m["alt"] else ""
+    advs = drop_fillers(m["advs"])
+    content = f"User {advs + ' ' if advs else ''}prefers to {act}" + (f" rather than {alt}" if alt else "")
+    return _preference(ctx, content, act, alt)
+
+
+@prefer.rule(
+    r"^i (?P<advs>" + ADV + r")(?P<verb>prefer|would prefer|'d prefer|would rather have|'d rather have|would rather|"
+    r"'d rather)\s+(?P<val>.+?)(?:\s+(?P<conn>over|to|rather than|instead of|than|more than) (?P<alt>.+))?$"
+)
+def _prefer(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    value, alt = m["val"], m["alt"] or ""
+    if m["conn"] and m["conn"].lower() == "to" and (value.endswith("ing") or len(alt.split()) > 4):
+        # "I prefer going to the gym": "to" is not the comparison here.
+        value, alt = f"{value} to {alt}", ""
+    value, alt = clean_value(third_person_rest(value)), clean_value(third_person_rest(alt)) if alt else ""
+    if not value or first_word(value) in {"it", "that", "this", "them", "not"}:
+        return None
+    advs = drop_fillers(m["advs"])
+    if "rather" in m["verb"].lower():
+        content = f"User {advs + ' ' if advs else ''}would rather {value}" + (f" than {alt}" if alt else "")
     else:
-        m = _PREFER.match(clause)
-        if not m:
-            return None
-        value, alt = m["val"], m["alt"] or ""
-        if m["conn"] and m["conn"].lower() == "to" and (value.endswith("ing") or len(alt.split()) > 4):
-            # "I prefer going to the gym": "to" is not the comparison here.
-            value, alt = f"{value} to {alt}", ""
-        value, alt = clean_value(third_person_rest(value)), clean_value(third_person_rest(alt)) if alt else ""
-        if not value or first_word(value) in {"it", "that", "this", "them", "not"}:
-            return None
-        advs = drop_fillers(m["advs"])
-        if "rather" in m["verb"].lower():
-            content = f"User {advs + ' ' if advs else ''}would rather {value}" + (f" than {alt}" if alt else "")
-        else:
-            content = f"User {advs + ' ' if advs else ''}prefers {value}" + (f" over {alt}" if alt else "")
+        content = f"User {advs + ' ' if advs else ''}prefers {value}" + (f" over {alt}" if alt else "")
+    return _preference(ctx, content, value, alt)
+
+
+def _preference(ctx: Ctx, content: str, value: str, alt: str) -> CandidateMemory:
     return make(
         ctx,
         content,
@@ -202,35 +204,37 @@ _WHEN = (
 )
 
 
-_HABIT = re.compile(
+habit = FirstMatch(re.I)
+
+
+@habit.rule(
     r"^i (?P<freq>usually|always|normally|typically|generally|often|regularly|frequently|never|rarely|seldom|"
-    r"tend to|mostly|sometimes)\s+(?P<act>.+)$",
-    re.I,
+    r"tend to|mostly|sometimes)\s+(?P<act>.+)$"
 )
+def _usually(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    return _habit_candidate(ctx, m["act"], m["freq"].lower(), third_person(clause))
 
 
-_HABIT_LEAD = re.compile(r"^(?P<when>" + _WHEN + r")[,]?\s+(?P<rest>i\s+.+)$", re.I)
+def _at_times(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    act = re.sub(r"^i\s+", "", m["rest"], flags=re.I)
+    when = m["when"].lower()
+    tail = m.groupdict().get("tail") or ""
+    return _habit_candidate(ctx, act, when, f"{third_person(m['rest'])} {when}{third_person_rest(tail)}")
 
 
-_HABIT_TAIL = re.compile(
+# "Every morning I run 5k".
+habit.add(r"^(?P<when>" + _WHEN + r")[,]?\s+(?P<rest>i\s+.+)$", _at_times)
+
+
+# "I run 5k every morning before work".
+habit.add(
     r"^(?P<rest>i\s+(?!am\b|'m\b|was\b)[a-z]+\b.+?)\s+(?P<when>" + _WHEN + r")"
     r"(?P<tail>\s+(?:before|after|at|on|in|with|during)\s+[\w' -]{1,30})?$",
-    re.I,
+    _at_times,
 )
 
 
-def habit(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _HABIT.match(clause)
-    if m:
-        act, when, content = m["act"], m["freq"].lower(), third_person(clause)
-    else:
-        m = _HABIT_LEAD.match(clause) or _HABIT_TAIL.match(clause)
-        if not m:
-            return None
-        act = re.sub(r"^i\s+", "", m["rest"], flags=re.I)
-        when = m["when"].lower()
-        tail = m.groupdict().get("tail") or ""
-        content = f"{third_person(m['rest'])} {when}{third_person_rest(tail)}"
+def _habit_candidate(ctx: Ctx, act: str, when: str, content: str) -> CandidateMemory | None:
     if OBJECT_NOT_A_PREFERENCE.match(act):
         return None
     return make(
