@@ -6,12 +6,8 @@ from memories.extraction import lexicon, vocabulary
 from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities
 from memories.extraction.english.words import ADV, clean_value, first_word
 from memories.extraction.phrasing import slot_key, strip_end, third_person, third_person_rest
+from memories.extraction.rules import FirstMatch
 from memories.providers.llm_types import CandidateMemory
-
-_MY = re.compile(
-    r"^(?P<who>my|our) (?P<attr>[a-z][\w' -]{0,40}?) (?P<verb>is|are|'s|was|were|has been|will be) (?P<val>.+)$", re.I
-)
-
 
 TRANSIENT_VALUE = re.compile(
     r"^(?:not|so|too|very|really|pretty|kinda|kind of|a bit|a little|down|broken|slow|fast|dead|off|on|fine|ok|okay|"
@@ -52,10 +48,13 @@ _PROJECT_ATTRS = {
 _KEY_ATTRS = {"name", "birthday", "email", "phone", "address", "phone number", "email address", "anniversary"}
 
 
-def my_attribute(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _MY.match(clause)
-    if not m:
-        return None
+my_attribute = FirstMatch(re.I)
+
+
+@my_attribute.rule(
+    r"^(?P<who>my|our) (?P<attr>[a-z][\w' -]{0,40}?) (?P<verb>is|are|'s|was|were|has been|will be) (?P<val>.+)$"
+)
+def _my_attribute(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     attr = m["attr"].strip()
     if re.search(r"\b(?:says|said|thinks|thought|told|tells|asks|asked|my|your|that|and)\b", attr, re.I):
         return None  # "my teacher says my bowls are …": someone's remark, not an attribute
@@ -91,20 +90,17 @@ def my_attribute(clause: str, ctx: Ctx) -> CandidateMemory | None:
 
 # Tools and projects -----------------------------------------------------------------------------
 
-_USES = re.compile(
-    r"^(?P<who>i|we) (?P<advs>" + ADV + r")(?:use|am using|'m using|are using|'re using|work with|code in|"
-    r"program in|write in|develop in|have been using|'ve been using|rely on|switched to|now use)\s+(?P<what>.+)$",
-    re.I,
-)
-
-
 _FOR = re.compile(r"\s+(?:for|to|as|when|at|in|on|with)\s+(?P<purpose>.+)$", re.I)
 
 
-def uses(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _USES.match(clause)
-    if not m:
-        return None
+uses = FirstMatch(re.I)
+
+
+@uses.rule(
+    r"^(?P<who>i|we) (?P<advs>" + ADV + r")(?:use|am using|'m using|are using|'re using|work with|code in|"
+    r"program in|write in|develop in|have been using|'ve been using|rely on|switched to|now use)\s+(?P<what>.+)$"
+)
+def _uses(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     what = third_person_rest(m["what"])
     purpose = _FOR.search(what)
     value = clean_value(what[: purpose.start()] if purpose else what)
@@ -125,44 +121,41 @@ def uses(clause: str, ctx: Ctx) -> CandidateMemory | None:
     )
 
 
-_WORKING_ON = re.compile(
-    r"^(?:i|we)(?:'m| am|'re| are)? (?:currently |now |still |also )?(?:working on|building|developing|writing|"
-    r"making|creating|maintaining|work on|maintain|build|develop|migrating|porting|rewriting|redesigning|"
-    r"refactoring|launching)\s+(?P<what>.+)$",
-    re.I,
+project = FirstMatch(re.I)
+
+
+@project.rule(
+    r"^(?P<who>the|our|my|this) (?P<noun>project|app|application|repo|repository|codebase|service|site|website|"
+    r"backend|frontend|api|stack|server|bot) (?P<verb>uses|is built with|is written in|runs on|is using|"
+    r"is deployed on|depends on|is based on|is hosted on)\s+(?P<x>.+)$"
 )
+def _project_uses(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
+    owner = {"my": "User's", "our": "User's team's"}.get(m["who"].lower(), "The")
+    value = clean_value(_FOR.sub("", third_person_rest(m["x"])))
+    domain = lexicon.domain_of(value)
+    noun = m["noun"].lower()
+    return make(
+        ctx,
+        f"{owner} {noun} {m['verb'].lower()} {third_person_rest(strip_end(m['x']))}",
+        "project",
+        MEDIUM,
+        subject=f"{noun} {domain or 'stack'}",
+        predicate="uses",
+        value=value,
+        entities=tool_entities(value) or named_entities(value, "tool"),
+    )
 
 
 _CALLED = re.compile(r"\b(?:called|named)\s+(?P<name>[\w.-]+(?:\s+[A-Z][\w.-]*)*)", re.I)
 
 
-_PROJECT_USES = re.compile(
-    r"^(?P<who>the|our|my|this) (?P<noun>project|app|application|repo|repository|codebase|service|site|website|"
-    r"backend|frontend|api|stack|server|bot) (?P<verb>uses|is built with|is written in|runs on|is using|"
-    r"is deployed on|depends on|is based on|is hosted on)\s+(?P<x>.+)$",
-    re.I,
+@project.rule(
+    r"^(?:i|we)(?:'m| am|'re| are)? (?:currently |now |still |also )?(?:working on|building|developing|writing|"
+    r"making|creating|maintaining|work on|maintain|build|develop|migrating|porting|rewriting|redesigning|"
+    r"refactoring|launching)\s+(?P<what>.+)$"
 )
-
-
-def project(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _PROJECT_USES.match(clause)
-    if m:
-        owner = {"my": "User's", "our": "User's team's"}.get(m["who"].lower(), "The")
-        value = clean_value(_FOR.sub("", third_person_rest(m["x"])))
-        domain = lexicon.domain_of(value)
-        noun = m["noun"].lower()
-        return make(
-            ctx,
-            f"{owner} {noun} {m['verb'].lower()} {third_person_rest(strip_end(m['x']))}",
-            "project",
-            MEDIUM,
-            subject=f"{noun} {domain or 'stack'}",
-            predicate="uses",
-            value=value,
-            entities=tool_entities(value) or named_entities(value, "tool"),
-        )
-    m = _WORKING_ON.match(clause)
-    if not m or first_word(m["what"]) in {"it", "that", "this", "them", "something"}:
+def _working_on(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    if first_word(m["what"]) in {"it", "that", "this", "them", "something"}:
         return None
     what = clean_value(third_person_rest(m["what"]))
     called = _CALLED.search(what)
@@ -178,11 +171,6 @@ def project(clause: str, ctx: Ctx) -> CandidateMemory | None:
         value=what,
         entities=entities + tool_entities(what),
     )
-
-
-_HAVE = re.compile(
-    r"^(?:i|we) (?:have|'ve got|have got|own)\s+(?P<q>a|an|one|two|three|four|five|\d+)\s+(?P<thing>.+)$", re.I
-)
 
 
 _NOT_POSSESSIONS = {
@@ -235,10 +223,11 @@ _NOT_POSSESSIONS = {
 }
 
 
-def have(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _HAVE.match(clause)
-    if not m:
-        return None
+have = FirstMatch(re.I)
+
+
+@have.rule(r"^(?:i|we) (?:have|'ve got|have got|own)\s+(?P<q>a|an|one|two|three|four|five|\d+)\s+(?P<thing>.+)$")
+def _have(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     thing = clean_value(third_person_rest(m["thing"]))
     if first_word(thing) in _NOT_POSSESSIONS or len(thing) < 3:
         return None
