@@ -29,6 +29,13 @@ class FirstMatch:
         """Decorator: the builder below is the rule for `pattern`."""
         return lambda build: self.add(pattern, build)
 
+    def extended(self) -> "FirstMatch":
+        """A new table that tries these rules first, then the ones added to it (rules added here later are not
+        in it)."""
+        table = FirstMatch(self.flags)
+        table.rules = list(self.rules)
+        return table
+
     def __call__(self, clause: str, ctx: Ctx) -> CandidateMemory | None:
         for match, build in self.rules:
             m = match(clause)

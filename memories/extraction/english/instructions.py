@@ -7,79 +7,26 @@ from memories.extraction import candidates
 from memories.extraction.candidates import MEDIUM, Ctx, make, tool_entities
 from memories.extraction.english.words import DETERMINERS, IMPERATIVE_VERBS, first_word
 from memories.extraction.phrasing import slot_key, strip_end, third_person_rest, value_text
+from memories.extraction.rules import Builder, FirstMatch
 from memories.providers.llm_types import CandidateMemory
 
 # Rules: instructions to the assistant that should hold from now on ----------------------------
 
+_FUTURE_WORDS = (
+    r"from now on|going forward|moving forward|in (?:the )?future|next time|for future reference|for the future"
+)
+
+
+# A lead-in before an instruction; with one of the future words, what follows holds from now on.
 _RULE_PREFIX = re.compile(
-    r"^(?:(?:please|pls|and|also|so|ok|okay|oh|btw|one more thing|from now on|going forward|moving forward|"
-    r"in (?:the )?future|next time|for future reference|for the future|as a rule|in general)[,:]?\s+)+",
+    r"^(?:(?:please|pls|and|also|so|ok|okay|oh|btw|one more thing|"
+    + _FUTURE_WORDS
+    + r"|as a rule|in general)[,:]?\s+)+",
     re.I,
 )
 
 
-_FUTURE = re.compile(
-    r"from now on|going forward|moving forward|in (?:the )?future|next time|for future reference|for the future",
-    re.I,
-)
-
-
-_RULE = re.compile(
-    r"^(?:you (?:should|must|need to|have to|will) |make sure (?:to |that you |you )?|be sure to |"
-    r"i (?:want|need|would like|'d like) you to )?(?P<mod>always|never ever|never|don't ever|do not ever|"
-    r"don't you ever)\s+(?P<act>.+)$",
-    re.I,
-)
-
-
-_RULE_AGAIN = re.compile(r"^(?:don't|do not|never)\s+(?P<act>.+?)\s+(?:ever )?again$", re.I)
-
-
-_RULE_YOU_NOT = re.compile(
-    r"^you (?:should not|must not|shouldn't|mustn't|should never|must never)\s+(?P<act>.+)$", re.I
-)
-
-
-_RULE_MUST = re.compile(r"^you (?:must|have to)\s+(?P<act>.+)$", re.I)
-
-
-_RULE_WANT = re.compile(r"^(?:you (?:should|need to)|i (?:want|need|would like|'d like) you to)\s+(?P<act>.+)$", re.I)
-
-
-_RULE_DONT = re.compile(r"^(?:don't|do not)\s+(?P<act>.+)$", re.I)
-
-
-_STYLE_VERBS = {
-    "use",
-    "write",
-    "add",
-    "put",
-    "include",
-    "mention",
-    "format",
-    "indent",
-    "commit",
-    "push",
-    "deploy",
-    "log",
-    "reply",
-    "respond",
-    "answer",
-    "sign",
-    "apologize",
-    "apologise",
-    "assume",
-    "repeat",
-    "translate",
-    "suggest",
-    "recommend",
-    "call",
-    "rely",
-    "mix",
-    "abbreviate",
-    "hardcode",
-    "hard-code",
-}
+_FUTURE = re.compile(_FUTURE_WORDS, re.I)
 
 
 _RULE_SCOPE = re.compile(
@@ -127,36 +74,91 @@ def rule(clause: str, ctx: Ctx) -> CandidateMemory | None:
     body, future, _ = _after_prefix(clause, ctx)
     if _first_person(body):
         return None
-    m = _RULE.match(body)
-    if m:
-        mod = "always" if m["mod"].lower() == "always" else "never"
-        return rule_candidate(ctx, mod, m["act"])
-    m = _RULE_AGAIN.match(body) or _RULE_YOU_NOT.match(body)
-    if m:
-        return rule_candidate(ctx, "never", m["act"])
-    m = _RULE_MUST.match(body)
-    if m:
-        return rule_candidate(ctx, "must", m["act"])
-    m = _RULE_DONT.match(body)
-    if m and first_word(m["act"]) in _STYLE_VERBS and len(m["act"].split()) >= 2:
-        # "Don't use var in JavaScript": a standing instruction about how the assistant works.
-        return rule_candidate(ctx, "never", m["act"])
-    if future:
-        return _future_rule(body, ctx)
-    return None
+    return (_INSTRUCTION_FROM_NOW_ON if future else _INSTRUCTION)(body, ctx)
 
 
-def _future_rule(body: str, ctx: Ctx) -> CandidateMemory | None:
-    """After "from now on" or "next time", a request or a bare imperative is a standing instruction."""
-    m = _RULE_WANT.match(body)
-    if m:
-        return rule_candidate(ctx, "must", m["act"])
-    m = _RULE_DONT.match(body)
-    if m:
-        return rule_candidate(ctx, "never", m["act"])
-    if first_word(body) in IMPERATIVE_VERBS:
-        return rule_candidate(ctx, "must", body)
-    return None
+def _as(mode: str) -> Builder:
+    """The instruction is the match's `act`, in `mode` ("always", "never" or "must")."""
+    return lambda m, body, ctx: rule_candidate(ctx, mode, m["act"])
+
+
+# "You should …", "make sure to …", "I want you to …" before "always" or "never".
+_ASKED = (
+    r"(?:you (?:should|must|need to|have to|will) |make sure (?:to |that you |you )?|be sure to |"
+    r"i (?:want|need|would like|'d like) you to )?"
+)
+
+
+# The ways an instruction is said, tried in this order on the clause after its lead-in.
+_INSTRUCTION = FirstMatch(re.I)
+
+
+_INSTRUCTION.add(r"^" + _ASKED + r"always\s+(?P<act>.+)$", _as("always"))
+_INSTRUCTION.add(
+    r"^" + _ASKED + r"(?:never ever|never|don't ever|do not ever|don't you ever)\s+(?P<act>.+)$", _as("never")
+)
+_INSTRUCTION.add(r"^(?:don't|do not|never)\s+(?P<act>.+?)\s+(?:ever )?again$", _as("never"))
+_INSTRUCTION.add(r"^you (?:should not|must not|shouldn't|mustn't|should never|must never)\s+(?P<act>.+)$", _as("never"))
+_INSTRUCTION.add(r"^you (?:must|have to)\s+(?P<act>.+)$", _as("must"))
+
+
+_STYLE_VERBS = {
+    "use",
+    "write",
+    "add",
+    "put",
+    "include",
+    "mention",
+    "format",
+    "indent",
+    "commit",
+    "push",
+    "deploy",
+    "log",
+    "reply",
+    "respond",
+    "answer",
+    "sign",
+    "apologize",
+    "apologise",
+    "assume",
+    "repeat",
+    "translate",
+    "suggest",
+    "recommend",
+    "call",
+    "rely",
+    "mix",
+    "abbreviate",
+    "hardcode",
+    "hard-code",
+}
+
+
+_DONT = re.compile(r"^(?:don't|do not)\s+(?P<act>.+)$", re.I)
+
+
+def _dont_in_style(body: str) -> re.Match | None:
+    """ "Don't use var in JavaScript": a standing instruction about how the assistant works."""
+    m = _DONT.match(body)
+    return m if m and first_word(m["act"]) in _STYLE_VERBS and len(m["act"].split()) >= 2 else None
+
+
+_INSTRUCTION.add(_dont_in_style, _as("never"))
+
+
+def _imperative(body: str) -> re.Match | None:
+    """A bare imperative ("Use tabs"): the whole clause is the act."""
+    return re.match(r"(?P<act>.*)", body, re.S) if first_word(body) in IMPERATIVE_VERBS else None
+
+
+# After "from now on" or "next time", a request or a bare imperative is a standing instruction too.
+_INSTRUCTION_FROM_NOW_ON = _INSTRUCTION.extended()
+_INSTRUCTION_FROM_NOW_ON.add(
+    r"^(?:you (?:should|need to)|i (?:want|need|would like|'d like) you to)\s+(?P<act>.+)$", _as("must")
+)
+_INSTRUCTION_FROM_NOW_ON.add(_DONT.match, _as("never"))
+_INSTRUCTION_FROM_NOW_ON.add(_imperative, _as("must"))
 
 
 def rule_candidate(ctx: Ctx, mod: str, act: str) -> CandidateMemory | None:
@@ -175,18 +177,6 @@ def rule_candidate(ctx: Ctx, mod: str, act: str) -> CandidateMemory | None:
 
 
 # Skills: "To deploy, run make deploy" ------------------------------------------------------
-
-_SKILL = re.compile(
-    r"^to (?P<goal>[a-z][\w\s'/.-]{2,60}?),\s*(?:you |we |one )?(?:need to |have to |should |must |can |just )?"
-    r"(?P<steps>[a-z].+)$",
-    re.I,
-)
-
-
-_SKILL_WAY = re.compile(
-    r"^the (?:way|trick|best way|only way|right way|fix) to (?P<goal>.{3,60}?) is (?:to )?(?P<steps>.+)$", re.I
-)
-
 
 _STEP_VERBS = IMPERATIVE_VERBS | {
     "first",
@@ -220,18 +210,26 @@ _STEP_VERBS = IMPERATIVE_VERBS | {
 }
 
 
-def skill(clause: str, ctx: Ctx) -> CandidateMemory | None:
+skill = FirstMatch(re.I)
+
+
+_SKILL = re.compile(
+    r"^to (?P<goal>[a-z][\w\s'/.-]{2,60}?),\s*(?:you |we |one )?(?:need to |have to |should |must |can |just )?"
+    r"(?P<steps>[a-z].+)$",
+    re.I,
+)
+
+
+def _to_goal_do_steps(clause: str) -> re.Match | None:
+    """ "To deploy, run make deploy": the steps start with a verb."""
     m = _SKILL.match(clause)
-    if m and first_word(m["steps"]) in _STEP_VERBS:
-        content = f"To {m['goal']}, {m['steps']}"
-    else:
-        m = _SKILL_WAY.match(clause)
-        if not m:
-            return None
-        content = f"To {m['goal']}, {m['steps']}"
+    return m if m and first_word(m["steps"]) in _STEP_VERBS else None
+
+
+def _skill(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
     return make(
         ctx,
-        third_person_rest(content),
+        third_person_rest(f"To {m['goal']}, {m['steps']}"),
         "skill",
         MEDIUM,
         subject=m["goal"],
@@ -239,3 +237,7 @@ def skill(clause: str, ctx: Ctx) -> CandidateMemory | None:
         value=value_text(m["steps"]),
         entities=tool_entities(m["steps"]),
     )
+
+
+skill.add(_to_goal_do_steps, _skill)
+skill.add(r"^the (?:way|trick|best way|only way|right way|fix) to (?P<goal>.{3,60}?) is (?:to )?(?P<steps>.+)$", _skill)

@@ -39,3 +39,12 @@ def test_a_pattern_may_be_a_function_that_finds_the_match():
         lambda clause: re.match(r"(?P<word>\w+)$", clause.strip()), lambda m, c, ctx: make(ctx, m["word"], "fact", 0.5)
     )
     assert table("  hello ", CTX).content == "hello"
+
+
+def test_an_extended_table_tries_the_first_tables_rules_then_its_own():
+    base = _table()
+    more = base.extended()
+    more.add(r"^we're (?P<what>.+)$", lambda m, clause, ctx: make(ctx, f"User's team is {m['what']}", "fact", MEDIUM))
+    assert more("I'm tired", CTX).content == "User is tired"
+    assert more("We're on a boat", CTX).content == "User's team is on a boat"
+    assert base("We're on a boat", CTX) is None
