@@ -13,6 +13,7 @@ from memories.extraction.english.preferences import OBJECT_NOT_A_PREFERENCE
 from memories.extraction.english.words import clean_value
 from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import slot_key, third_person, third_person_rest, value_text
+from memories.extraction.rules import FirstMatch
 from memories.providers.llm_types import CandidateMemory
 
 # Life events: what happened to the user ("we adopted a border collie last Saturday") ----------
@@ -31,24 +32,6 @@ _EVENT_VERBS = (
     r"published|became|took up|learned|learnt|sent off|filed|paid off|renewed|opened|closed|switched|met|"
     r"celebrated|welcomed|moved|relocated|wrapped up|handed in|turned in|delivered|shipped|released|"
     r"defended|earned|received|passed away|recovered|returned|came back|got back|changed jobs|landed|named"
-)
-
-
-_EVENT = re.compile(
-    # The subject may be left out after "just" / "finally": "Finally submitted my thesis!"
-    r"^(?:(?P<who>i|we|my (?:wife|husband|partner) and i)\s+|(?=(?:just|finally|also)\s))"
-    r"(?:(?:just|finally|recently|officially|already|also|"
-    r"actually|only|successfully|eventually)\s+)*(?P<verb>" + _EVENT_VERBS + r")\b(?P<rest>.*)$",
-    re.I,
-)
-
-
-# "I'm signed up for …", "I've been learning the cello for two years", "I'm done with the taxes".
-_STATE = re.compile(
-    r"^i(?: am|'m) (?:now |finally |officially |all )?(?P<verb>signed up|registered|enrolled|engaged|married|"
-    r"pregnant|retired|done with|finished with|through with|recovering from)\b(?P<rest>.+)$|"
-    r"^i(?: have|'ve) been (?P<verb2>[a-z]+ing)\b(?P<rest2>.+?\b(?:for|since)\b.+)$",
-    re.I,
 )
 
 
@@ -73,22 +56,38 @@ def _without_dates(text: str, ctx: Ctx) -> str:
     return text.strip()
 
 
-def event(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _EVENT.match(clause)
-    if m:
-        verb, rest = m["verb"].lower(), m["rest"]
-    else:
-        m = _STATE.match(clause)
-        if not m:
-            return None
-        verb, rest = (m["verb"] or m["verb2"]).lower(), m["rest"] or m["rest2"]
+event = FirstMatch(re.I)
+
+
+@event.rule(
+    # The subject may be left out after "just" / "finally": "Finally submitted my thesis!"
+    r"^(?:(?P<who>i|we|my (?:wife|husband|partner) and i)\s+|(?=(?:just|finally|also)\s))"
+    r"(?:(?:just|finally|recently|officially|already|also|"
+    r"actually|only|successfully|eventually)\s+)*(?P<verb>" + _EVENT_VERBS + r")\b(?P<rest>.*)$"
+)
+def _happened(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    return _event_candidate(ctx, clause, m["verb"].lower(), m["rest"], who=m["who"])
+
+
+# "I'm signed up for …", "I've been learning the cello for two years", "I'm done with the taxes".
+@event.rule(
+    r"^i(?: am|'m) (?:now |finally |officially |all )?(?P<verb>signed up|registered|enrolled|engaged|married|"
+    r"pregnant|retired|done with|finished with|through with|recovering from)\b(?P<rest>.+)$|"
+    r"^i(?: have|'ve) been (?P<verb2>[a-z]+ing)\b(?P<rest2>.+?\b(?:for|since)\b.+)$"
+)
+def _in_state(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    return _event_candidate(ctx, clause, (m["verb"] or m["verb2"]).lower(), m["rest"] or m["rest2"], who="i")
+
+
+def _event_candidate(ctx: Ctx, clause: str, verb: str, rest: str, *, who: str | None) -> CandidateMemory | None:
+    """What happened to `who` ("i", "we", …; None when the clause leaves the subject out)."""
     if _NOT_EVENT_OBJECT.match(rest) and verb not in {"retired", "married", "engaged", "pregnant", "quit"}:
         return None
     content = third_person(_trim_aside(clause))
-    if not m.groupdict().get("who") and m.re is _EVENT:
+    if who is None:
         said = third_person_rest(_trim_aside(clause))
         content = f"User {said[:1].lower()}{said[1:]}"
-    if (m.groupdict().get("who") or "i").lower() != "i" and re.match(_HOUSEHOLD_VERBS, verb):
+    if (who or "i").lower() != "i" and re.match(_HOUSEHOLD_VERBS, verb):
         # "We adopted a dog", "we bought a house": the household, not a work team.
         content = re.sub(r"^User's team\b", "User and their family", content)
     rest = _without_dates(rest, ctx)
@@ -145,15 +144,6 @@ _RELATIVE_VERBS = (
 _RELATIVE_SLOTS = {"lives", "works", "studies", "is studying", "teaches"}
 
 
-_RELATIVE = re.compile(
-    r"^(?P<who>my|our) (?:(?:little|big|older|younger|elder|baby|new|oldest|youngest|eldest|late|twin|"
-    r"best|step|ex|old|dear|sweet)[- ])?(?P<rel>" + _RELATIVES + r")(?P<name>(?:,)?\s+[A-Z][\w'-]+(?:,)?)?\s+"
-    r"(?:(?:just|finally|recently|also|still|now|already)\s+)*"
-    r"(?P<verb>" + _RELATIVE_VERBS + r")\b(?P<rest>.*)$",
-    re.I,
-)
-
-
 _ASIDE = re.compile(
     r",\s+(?:so|and|but|because|which|since)\s+(?:she|he|they|it|we|that|this)\b.*$|"
     r"\s+(?:,\s*)?(?:like i (?:said|wrote|mentioned)|as i (?:said|wrote|mentioned)).*$",
@@ -165,9 +155,17 @@ def _trim_aside(text: str) -> str:
     return _ASIDE.sub("", text)
 
 
-def relative(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _RELATIVE.match(clause)
-    if not m or _NOT_EVENT_OBJECT.match(m["rest"]) and not m["verb"].lower().startswith(("is ", "turn")):
+relative = FirstMatch(re.I)
+
+
+@relative.rule(
+    r"^(?P<who>my|our) (?:(?:little|big|older|younger|elder|baby|new|oldest|youngest|eldest|late|twin|"
+    r"best|step|ex|old|dear|sweet)[- ])?(?P<rel>" + _RELATIVES + r")(?P<name>(?:,)?\s+[A-Z][\w'-]+(?:,)?)?\s+"
+    r"(?:(?:just|finally|recently|also|still|now|already)\s+)*"
+    r"(?P<verb>" + _RELATIVE_VERBS + r")\b(?P<rest>.*)$"
+)
+def _relative(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    if _NOT_EVENT_OBJECT.match(m["rest"]) and not m["verb"].lower().startswith(("is ", "turn")):
         return None
     rel = m["rel"].lower()
     name = (m["name"] or "").strip(" ,")
@@ -193,16 +191,15 @@ def relative(clause: str, ctx: Ctx) -> CandidateMemory | None:
 
 # "Biscuit is two years old", "he's two years old" (right after the user named Biscuit) ------------
 
-_NAMED_PREDICATE = re.compile(
+named = FirstMatch(re.I)
+
+
+@named.rule(
     r"^(?P<who>[A-Z][\w'-]+|he|she)(?P<verb>'s| is| was| has| had| loves| likes| hates| knows| lives| works| "
-    r"studies| turned| turns| speaks| plays| goes| weighs)\b(?P<rest>.+)$",
-    re.I,
+    r"studies| turned| turns| speaks| plays| goes| weighs)\b(?P<rest>.+)$"
 )
-
-
-def named(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _NAMED_PREDICATE.match(clause)
-    if not m or not ctx.names:
+def _named(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
+    if not ctx.names:
         return None
     who = m["who"]
     if who.lower() in ("he", "she"):
