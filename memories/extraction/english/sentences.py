@@ -88,14 +88,6 @@ _LABEL = re.compile(
 )
 
 
-# "Oops, I typed that wrong: my daughter is called Sofia": the slip itself is not the statement.
-_OWN_SLIP = re.compile(
-    r"^(?:i (?:typed|wrote|said|spelled|got) (?:that|it|this|her name|his name) wrong|i misspoke|my (?:bad|mistake))"
-    r"[,:;.!]*\s*",
-    re.I,
-)
-
-
 def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
     body = _LEAD_FILLER.sub("", sentence).strip()
     body = _LABEL.sub("", body)
@@ -115,7 +107,7 @@ def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
         return []
     m = _CORRECTION.match(body)
     if m and len(m["rest"]) >= 6:
-        return _correction(_OWN_SLIP.sub("", m["rest"]), ctx.but(correction=True))
+        return _correction(m["rest"], ctx.but(correction=True))
     return _clauses(body, ctx)
 
 
@@ -160,7 +152,16 @@ def _remember(body: str, ctx: Ctx, *, reminder: bool = False) -> list[CandidateM
     return [apply_context(_generic_statement(body, ctx, "fact", MEDIUM), ctx)]
 
 
+# "Oops, I typed that wrong: my daughter is called Sofia": the slip itself is not the statement.
+_OWN_SLIP = re.compile(
+    r"^(?:i (?:typed|wrote|said|spelled|got) (?:that|it|this|her name|his name) wrong|i misspoke|my (?:bad|mistake))"
+    r"[,:;.!]*\s*",
+    re.I,
+)
+
+
 def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
+    rest = _OWN_SLIP.sub("", rest)
     if re.match(r"^(?:sorry|thanks|thank you|haha|lol|no worries|no problem|never ?mind)\b", rest, re.I):
         return []  # "Oops, sorry 'bout the accident": sympathy after "oops", not a correction
     found = _clauses(rest, ctx)
