@@ -119,36 +119,46 @@ def _preference(ctx: Ctx, content: str, value: str, alt: str) -> CandidateMemory
     )
 
 
+# What the user says and how the memory says it, by whether it is a like or a dislike.
+_SENTIMENT_PHRASES = {
+    "likes": {
+        "like": "likes",
+        "love": "loves",
+        "enjoy": "enjoys",
+        "adore": "adores",
+        "am a fan of": "is a fan of",
+        "'m a fan of": "is a fan of",
+        "am a big fan of": "is a big fan of",
+        "'m a big fan of": "is a big fan of",
+        "am a huge fan of": "is a huge fan of",
+        "'m a huge fan of": "is a huge fan of",
+        "am into": "is into",
+        "'m into": "is into",
+        "stick to": "sticks to",
+        "stick with": "sticks with",
+    },
+    "dislikes": {
+        "hate": "hates",
+        "dislike": "dislikes",
+        "detest": "detests",
+        "can't stand": "can't stand",
+        "cannot stand": "can't stand",
+        "don't like": "doesn't like",
+        "do not like": "doesn't like",
+        "don't enjoy": "doesn't enjoy",
+        "do not enjoy": "doesn't enjoy",
+        "don't love": "doesn't love",
+        "am not a fan of": "is not a fan of",
+        "'m not a fan of": "is not a fan of",
+        "am not into": "is not into",
+        "'m not into": "is not into",
+        "no longer like": "no longer likes",
+    },
+}
+
+
 _LIKES = {
-    "like": ("likes", "likes"),
-    "love": ("loves", "likes"),
-    "enjoy": ("enjoys", "likes"),
-    "adore": ("adores", "likes"),
-    "am a fan of": ("is a fan of", "likes"),
-    "'m a fan of": ("is a fan of", "likes"),
-    "am a big fan of": ("is a big fan of", "likes"),
-    "'m a big fan of": ("is a big fan of", "likes"),
-    "am a huge fan of": ("is a huge fan of", "likes"),
-    "'m a huge fan of": ("is a huge fan of", "likes"),
-    "am into": ("is into", "likes"),
-    "'m into": ("is into", "likes"),
-    "hate": ("hates", "dislikes"),
-    "dislike": ("dislikes", "dislikes"),
-    "detest": ("detests", "dislikes"),
-    "can't stand": ("can't stand", "dislikes"),
-    "cannot stand": ("can't stand", "dislikes"),
-    "don't like": ("doesn't like", "dislikes"),
-    "do not like": ("doesn't like", "dislikes"),
-    "don't enjoy": ("doesn't enjoy", "dislikes"),
-    "do not enjoy": ("doesn't enjoy", "dislikes"),
-    "don't love": ("doesn't love", "dislikes"),
-    "am not a fan of": ("is not a fan of", "dislikes"),
-    "'m not a fan of": ("is not a fan of", "dislikes"),
-    "am not into": ("is not into", "dislikes"),
-    "'m not into": ("is not into", "dislikes"),
-    "no longer like": ("no longer likes", "dislikes"),
-    "stick to": ("sticks to", "likes"),
-    "stick with": ("sticks with", "likes"),
+    verb: (phrase, polarity) for polarity, phrases in _SENTIMENT_PHRASES.items() for verb, phrase in phrases.items()
 }
 
 
