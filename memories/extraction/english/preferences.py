@@ -180,10 +180,12 @@ OBJECT_NOT_A_PREFERENCE = re.compile(
 )
 
 
-def sentiment(clause: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _SENTIMENT.match(clause.replace("’", "'"))
-    if not m:
-        return None
+sentiment = FirstMatch(re.I)
+
+
+# "I don’t like …" is read with a plain apostrophe, as the verbs are written.
+@sentiment.rule(lambda clause: _SENTIMENT.match(clause.replace("’", "'")))
+def _sentiment(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     obj = clean_value(third_person_rest(m["obj"]))
     if not obj or OBJECT_NOT_A_PREFERENCE.match(obj):
         return None
