@@ -279,14 +279,22 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
 _PAST_OR_RECURRING = re.compile(r"(?:\blast|\bevery|\beach|\bprevious|上|每|昨|前)\s*(?:个)?\s*$", re.I)
 
 
-def find_date(text: str, now: datetime | date) -> DateMatch | None:
-    """The earliest (then longest) date expression in `text`, resolved relative to `now`."""
-    found = future_matches(text, now)
+def earliest(found: list[DateMatch]) -> DateMatch | None:
+    """The earliest of the expressions found, the longest of those starting there."""
     return min(found, key=lambda d: (d.start, -(d.end - d.start))) if found else None
 
 
+def day_of(now: datetime | date) -> date:
+    return now.date() if isinstance(now, datetime) else now
+
+
+def find_date(text: str, now: datetime | date) -> DateMatch | None:
+    """The earliest (then longest) date expression in `text`, resolved relative to `now`."""
+    return earliest(future_matches(text, now))
+
+
 def future_matches(text: str, now: datetime | date) -> list[DateMatch]:
-    today = now.date() if isinstance(now, datetime) else now
+    today = day_of(now)
     found = []
     for pattern, resolve in _PATTERNS:
         for m in pattern.finditer(text):

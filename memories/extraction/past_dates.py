@@ -13,6 +13,8 @@ from memories.extraction.dates import (
     DateMatch,
     Resolver,
     add_months,
+    day_of,
+    earliest,
     numeral_value,
 )
 
@@ -93,12 +95,11 @@ def _count(token: str) -> int:
 
 def find_past_date(text: str, now: datetime | date) -> DateMatch | None:
     """The earliest (then longest) reference to a past day, month or year in `text`."""
-    found = past_matches(text, now)
-    return min(found, key=lambda d: (d.start, -(d.end - d.start))) if found else None
+    return earliest(past_matches(text, now))
 
 
 def past_matches(text: str, now: datetime | date) -> list[DateMatch]:
-    today = now.date() if isinstance(now, datetime) else now
+    today = day_of(now)
     found = []
     for pattern, resolve, precision in _PAST_PATTERNS:
         for m in pattern.finditer(text):
