@@ -14,34 +14,33 @@ from memories.extraction.phrasing import ADVERB_RUN, capitalize, third_person, z
 from memories.providers.llm_types import CandidateMemory
 
 _ADV = ADVERB_RUN
-_STOP = re.compile(
-    r"^i\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:quit|stopped|gave up|given up|dropped|ditched|cut out)\s+(?P<what>.+)$",
-    re.I,
-)
+
+
+def _said_done(verbs: str, rest: str, *, who: str = "i") -> re.Pattern:
+    """ "I (have) (just) <verb> <rest>": the speaker's own change, in the past or the present perfect."""
+    return re.compile(rf"^{who}\s+(?:have\s+|'ve\s+)?" + _ADV + rf"(?:{verbs})\s+{rest}$", re.I)
+
+
+_STOP = _said_done(r"quit|stopped|gave up|given up|dropped|ditched|cut out", r"(?P<what>.+)")
 _NO_LONGER = re.compile(r"^i\s+" + _ADV + r"no longer\s+(?P<rest>.+)$", re.I)
 _NOT_ANYMORE = re.compile(
     r"^i\s+(?:do not|don't|am not|'m not|can not|cannot|can't)\s+(?P<what>.+?)\s+(?:anymore|any more|any longer)$",
     re.I,
 )
-_SWITCH_FROM = re.compile(
-    r"^(?:i|we)\s+(?:have\s+|'ve\s+)?"
-    + _ADV
-    + r"(?:switched|changed|migrated|converted|went|moved)\s+(?:over\s+|back\s+)?"
-    r"from\s+(?P<old>.+?)\s+(?:to|for)\s+(?P<new>.+)$",
-    re.I,
+_SWITCH_FROM = _said_done(
+    r"switched|changed|migrated|converted|went|moved",
+    r"(?:over\s+|back\s+)?from\s+(?P<old>.+?)\s+(?:to|for)\s+(?P<new>.+)",
+    who=r"(?:i|we)",
 )
-_SWITCH_TO = re.compile(
-    r"^i\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:switched|changed|migrated|moved over)\s+to\s+(?P<new>.+?)"
-    r"(?:\s+(?:instead of|rather than|from)\s+(?P<old>.+))?$",
-    re.I,
+_SWITCH_TO = _said_done(
+    r"switched|changed|migrated|moved over",
+    r"to\s+(?P<new>.+?)(?:\s+(?:instead of|rather than|from)\s+(?P<old>.+))?",
 )
-_MOVE = re.compile(
-    r"^(?:we|i)\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:moved|relocated)\s+(?:back\s+)?to\s+(?P<new>.+)$", re.I
-)
-_JOB = re.compile(
-    r"^i\s+(?:have\s+|'ve\s+)?" + _ADV + r"(?:joined|started (?:a new job |working )?at|started working (?:at|for)|"
-    r"got a (?:new )?job at|took a (?:new )?job at|was hired by)\s+(?P<new>.+)$",
-    re.I,
+_MOVE = _said_done(r"moved|relocated", r"(?:back\s+)?to\s+(?P<new>.+)", who=r"(?:we|i)")
+_JOB = _said_done(
+    r"joined|started (?:a new job |working )?at|started working (?:at|for)|got a (?:new )?job at|"
+    r"took a (?:new )?job at|was hired by",
+    r"(?P<new>.+)",
 )
 _ONLY = [
     re.compile(r"^(?:these days|nowadays|now|lately)[,]?\s+(?P<rest>i\s+" + _ADV + r"only\s+.+)$", re.I),
@@ -72,21 +71,18 @@ def _category(text: str) -> str:
     return "preference" if lexicon.domain_of(text) in ("drink", "food") else "fact"
 
 
+# A move or a new job also fills the residence or employer slot, with what the statement names.
+_SLOT_CHANGES = ((_MOVE, _PLACE_END, residence), (_JOB, _ORG_END, employer))
+
+
 def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
     # "We moved …" said by the user is the user's move too.
     clause = re.sub(r"^we\b", "I", clause, flags=re.I)
-    m = _MOVE.match(clause)
-    if m:
-        place = _PLACE_END.sub("", m["new"]).strip()
-        if not place:
-            return None
-        return residence(ctx, capitalize(third_person(clause)), place)
-    m = _JOB.match(clause)
-    if m:
-        org = _ORG_END.sub("", m["new"]).strip()
-        if not org:
-            return None
-        return employer(ctx, capitalize(third_person(clause)), org)
+    for pattern, value_end, slot in _SLOT_CHANGES:
+        m = pattern.match(clause)
+        if m:
+            value = value_end.sub("", m["new"]).strip()
+            return slot(ctx, capitalize(third_person(clause)), value) if value else None
     m = _SWITCH_FROM.match(clause) or _SWITCH_TO.match(clause)
     if m:
         content = capitalize(third_person(clause))
@@ -121,21 +117,17 @@ _ZH_NOT_ANYMORE = re.compile(r"^我(?:已经|现在)?不(?P<verb>喝|吃|抽|用
 _ZH_SWITCH = re.compile(
     r"^我(?:已经|最近)?(?:从(?P<from>.+?)|把(?P<old>.+?))?(?:换成|改成|改用|换用|换到|转到)了?(?P<new>.+)$"
 )
-_ZH_JOB = re.compile(r"^我(?:已经|最近)?(?:跳槽到|入职|加入)了?(?P<org>.+?)(?:工作|上班)?$")
+_ZH_JOB = re.compile(r"^我(?:已经|最近)?(?:跳槽到|入职|加入)了?(?P<new>.+?)(?:工作|上班)?$")
 _ZH_WHEN = r"(?:已经|刚|刚刚|最近|上个月|上周|去年|今年|年初|前不久|前几天)?"
 _ZH_MOVE = re.compile(r"^我" + _ZH_WHEN + r"(?:从(?P<old>.+?))?(?:搬到|搬去|搬回|搬家到|移居到?)了?(?P<new>.+?)了?$")
 _ZH_ONLY = re.compile(r"^我(?:现在|如今|最近|这些天)(?:每天|一般|都)?只(?P<rest>.+)$")
 
 
 def chinese_change(text: str, ctx: Ctx) -> CandidateMemory | None:
-    m = _ZH_MOVE.match(text)
-    if m and m["new"]:
-        place = m["new"]
-        return residence(ctx, zh_third_person(text), place)
-    m = _ZH_JOB.match(text)
-    if m and m["org"]:
-        org = m["org"]
-        return employer(ctx, zh_third_person(text), org)
+    for pattern, slot in ((_ZH_MOVE, residence), (_ZH_JOB, employer)):
+        m = pattern.match(text)
+        if m and m["new"]:
+            return slot(ctx, zh_third_person(text), m["new"])
     if _ZH_STOP.match(text) or _ZH_NOT_ANYMORE.match(text) or _ZH_SWITCH.match(text) or _ZH_ONLY.match(text):
         return make(ctx, zh_third_person(text), _category(text), HIGH)
     return None
