@@ -10,6 +10,7 @@ Two questions the merge decision asks of every incoming memory, in English and C
 """
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from memories.contradiction import negated
@@ -234,66 +235,90 @@ class Update:
     slot: str = ""
 
 
-_EN_SWITCH = [
-    re.compile(
+def _en_switch_slot(said: str) -> str:
+    return "residence" if re.search(r"\bmoved\b|\brelocated\b", said, re.I) else ""
+
+
+def _zh_switch_slot(said: str) -> str:
+    return "residence" if "搬" in said else ("employer" if "跳槽" in said else "")
+
+
+@dataclass(frozen=True)
+class _Cue:
+    """A wording that announces a change: the kind of update, and the slot it changes (fixed, or read
+    from the words matched). Its "old" and "new" groups are the values."""
+
+    pattern: re.Pattern[str]
+    kind: str
+    slot: str | Callable[[str], str] = ""
+
+
+def _cue(pattern: str, kind: str, slot: str | Callable[[str], str] = "", flags: int = re.I) -> _Cue:
+    return _Cue(re.compile(pattern, flags), kind, slot)
+
+
+# In the order they are tried: a switch names both values, a stop only the old one, a "now" neither.
+_CUES = [
+    _cue(
         r"\b(?:switched|switches|changed|changes|moved|moves|migrated|migrates|went|converted|upgraded|"
         r"transitioned|relocated)\s+(?:over\s+)?from\s+(?P<old>.+?)\s+(?:to|into|for)\s+(?P<new>.+)",
-        re.I,
+        "switch",
+        _en_switch_slot,
     ),
-    re.compile(r"\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+)", re.I),
-    re.compile(
+    _cue(r"\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+)", "switch", _en_switch_slot),
+    _cue(
         r"\b(?:switched|switches|changed|changes|migrated|migrates|moved over|converted)\s+to\s+(?P<new>.+?)"
         r"(?:\s+(?:instead of|rather than|in place of)\s+(?P<old>.+))?$",
-        re.I,
+        "switch",
+        _en_switch_slot,
     ),
-    re.compile(
+    _cue(
         r"\b(?:uses|use|drinks|drink|prefers|prefer|eats|eat)\s+(?P<new>.+?)\s+"
         r"(?:instead of|rather than)\s+(?P<old>.+)",
-        re.I,
+        "switch",
+        _en_switch_slot,
     ),
-]
-_EN_MOVE = re.compile(
-    r"\b(?:moved|moves|relocated|relocates|has moved|just moved)\s+(?:back\s+)?to\s+(?P<new>.+)", re.I
-)
-_EN_JOB = re.compile(
-    r"\b(?:joined|joins|started (?:a new job |working )?at|now works (?:at|for)|started working for|"
-    r"took a (?:new )?job at|was hired by|got a job at)\s+(?P<new>.+)",
-    re.I,
-)
-_EN_STOP = [
-    re.compile(
+    _cue(
+        r"从(?P<old>.+?)(?:换成了?|换到了?|改成了?|改为|改用|搬到了?|搬去了?|转到了?|跳槽到了?)(?P<new>.+)",
+        "switch",
+        _zh_switch_slot,
+        flags=0,
+    ),
+    _cue(
+        r"\b(?:moved|moves|relocated|relocates|has moved|just moved)\s+(?:back\s+)?to\s+(?P<new>.+)",
+        "switch",
+        "residence",
+    ),
+    _cue(r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>.+)", "switch", "residence", flags=0),
+    _cue(
+        r"\b(?:joined|joins|started (?:a new job |working )?at|now works (?:at|for)|started working for|"
+        r"took a (?:new )?job at|was hired by|got a job at)\s+(?P<new>.+)",
+        "switch",
+        "employer",
+    ),
+    _cue(r"(?:跳槽到了?|入职了?|加入了?|去了)(?P<new>.+?)(?:工作|上班)?$", "switch", "employer", flags=0),
+    _cue(r"(?:换成了?|改成了?|改为|改用了?|换用了?)(?P<new>.+)", "switch", flags=0),
+    _cue(
         r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|dropped|ditched)\s+(?P<old>.+)",
-        re.I,
+        "stop",
     ),
-    re.compile(r"\bno longer\s+(?P<old>.+)", re.I),
-    re.compile(
+    _cue(r"\bno longer\s+(?P<old>.+)", "stop"),
+    _cue(
         r"\b(?:doesn't|does not|don't|do not|isn't|is not|aren't|are not|won't|can't|cannot)\s+(?P<old>.+?)\s+"
         r"(?:anymore|any more|any longer|these days|nowadays)\b",
-        re.I,
+        "stop",
     ),
-    re.compile(r"\bnot\s+(?P<old>.+?)\s+(?:anymore|any more|any longer)\b", re.I),
+    _cue(r"\bnot\s+(?P<old>.+?)\s+(?:anymore|any more|any longer)\b", "stop"),
+    _cue(r"(?:不再|再也不|已经不|戒掉了?|戒了)(?P<old>.+)", "stop", flags=0),
+    _cue(r"不(?P<old>[\u4e00-\u9fff].+?)了$", "stop", flags=0),
+    _cue(
+        r"\b(?:now|nowadays|these days|currently|from now on)\b|\bonly\s+\w+s?\b.*\b(?:now|these days|nowadays)\b",
+        "now",
+    ),
+    _cue(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只)|如今|这些天只|最近只", "now", flags=0),
 ]
-_EN_NOW = re.compile(
-    r"\b(?:now|nowadays|these days|currently|from now on)\b|\bonly\s+\w+s?\b.*\b(?:now|these days|nowadays)\b",
-    re.I,
-)
-_EN_NOW_ONLY = re.compile(
-    r"\b(?:these days|nowadays|now)\b.*\bonly\b|\bonly\b.*\b(?:these days|nowadays|now)\b"
-    # "only drinks green tea": a habit with one value excludes the others, whenever it was said.
-    r"|\bonly (?:drinks?|eats?|uses?|wears?|reads?|listens? to|watches|plays?|takes?|buys?|cooks?)\b",
-    re.I,
-)
-_ZH_SWITCH = re.compile(
-    r"从(?P<old>.+?)(?:换成了?|换到了?|改成了?|改为|改用|搬到了?|搬去了?|转到了?|跳槽到了?)(?P<new>.+)"
-)
-_ZH_MOVE = re.compile(r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>.+)")
-_ZH_JOB = re.compile(r"(?:跳槽到了?|入职了?|加入了?|去了)(?P<new>.+?)(?:工作|上班)?$")
-_ZH_CHANGE = re.compile(r"(?:换成了?|改成了?|改为|改用了?|换用了?)(?P<new>.+)")
-_ZH_STOP = [
-    re.compile(r"(?:不再|再也不|已经不|戒掉了?|戒了)(?P<old>.+)"),
-    re.compile(r"不(?P<old>[\u4e00-\u9fff].+?)了$"),
-]
-_ZH_NOW = re.compile(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只)|如今|这些天只|最近只")
+
+
 _TRAILER = re.compile(
     r"\s*(?:,|;|\.|!|\bnow\b|\bthese days\b|\bnowadays\b|\binstead\b|\banymore\b|\bcompletely\b|\blast\b.*"
     r"|\b(?:a|an|one|two|three|four|five|six|several|few|couple of)\s+(?:days?|weeks?|months?|years?)\b.*"
@@ -317,32 +342,22 @@ _EMPLOYER = re.compile(
 def update_of(text: str) -> Update | None:
     """The change a statement announces, if it announces one."""
     lowered = text.replace("’", "'")
-    for pattern in _EN_SWITCH:
-        m = pattern.search(lowered)
+    for cue in _CUES:
+        m = cue.pattern.search(lowered)
         if m:
-            old = _clean(m.groupdict().get("old") or "")
-            slot = "residence" if re.search(r"\bmoved\b|\brelocated\b", m.group(0), re.I) else ""
-            return Update("switch", old=old, new=_clean(m.group("new")), slot=slot)
-    m = _ZH_SWITCH.search(lowered)
-    if m:
-        slot = "residence" if "搬" in m.group(0) else ("employer" if "跳槽" in m.group(0) else "")
-        return Update("switch", old=_clean(m.group("old")), new=_clean(m.group("new")), slot=slot)
-    m = _EN_MOVE.search(lowered) or _ZH_MOVE.search(lowered)
-    if m:
-        return Update("switch", new=_clean(m.group("new")), slot="residence")
-    m = _EN_JOB.search(lowered) or _ZH_JOB.search(lowered)
-    if m:
-        return Update("switch", new=_clean(m.group("new")), slot="employer")
-    m = _ZH_CHANGE.search(lowered)
-    if m:
-        return Update("switch", new=_clean(m.group("new")))
-    for pattern in _EN_STOP + _ZH_STOP:
-        m = pattern.search(lowered)
-        if m:
-            return Update("stop", old=_clean(m.group("old")))
-    if _EN_NOW.search(lowered) or _ZH_NOW.search(lowered) or exclusive(lowered):
-        return Update("now")
-    return None
+            found = m.groupdict()
+            slot = cue.slot(m.group(0)) if callable(cue.slot) else cue.slot
+            return Update(cue.kind, old=_clean(found.get("old") or ""), new=_clean(found.get("new") or ""), slot=slot)
+    return Update("now") if exclusive(lowered) else None
+
+
+# "these days only …": the new value is the only one.
+_EN_NOW_ONLY = re.compile(
+    r"\b(?:these days|nowadays|now)\b.*\bonly\b|\bonly\b.*\b(?:these days|nowadays|now)\b"
+    # "only drinks green tea": a habit with one value excludes the others, whenever it was said.
+    r"|\bonly (?:drinks?|eats?|uses?|wears?|reads?|listens? to|watches|plays?|takes?|buys?|cooks?)\b",
+    re.I,
+)
 
 
 def exclusive(text: str) -> bool:
