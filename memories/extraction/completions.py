@@ -27,23 +27,6 @@ _EN_DONE_VERBS = (
     r"deployed|published|renewed|cleaned|cleared|sorted out|sorted|signed|returned|mailed|posted|uploaded|"
     r"delivered|passed|closed|merged|released|did|cancelled|canceled|scheduled|picked up|dropped off|got"
 )
-_EN_DONE = re.compile(
-    r"^(?:(?:i|we)\s+(?:(?:just|finally|already|also|actually|successfully|officially|now)\s+)*"
-    r"|(?:(?:just|finally|also)\s+)*)"
-    r"(?P<verb>" + _EN_DONE_VERBS + r")\s+(?P<what>.+)$",
-    re.I,
-)
-_EN_DONE_WITH = re.compile(
-    r"^(?:i(?: am|'m)\s+|we(?: are|'re)\s+)?(?:(?:finally|all|just|now|officially)\s+)*(?:done|finished|through)"
-    r"\s+with\s+(?P<what>.+)$",
-    re.I,
-)
-_EN_IS_DONE = re.compile(
-    r"^(?P<what>(?:my|the|our)\s+.+?)\s+(?:is|are)\s+(?:(?:finally|all|now|already)\s+)*"
-    r"(?P<state>done|finished|submitted|sorted|sent|booked|paid|fixed|complete|completed)$",
-    re.I,
-)
-_EN_GOT_DONE = re.compile(r"^(?:i|we)\s+(?:finally\s+)?got\s+(?P<what>.+?)\s+done$", re.I)
 # Not a task: a pronoun, the conversation itself, or an object of "got" that is a thing received.
 _NOT_A_TASK = re.compile(
     r"^(?:it|that|this|them|those|these|everything|something|nothing|all|up|out|reading|talking|the call|"
@@ -52,6 +35,43 @@ _NOT_A_TASK = re.compile(
 )
 _GOT_TASKS = re.compile(
     r"^(?:my|the|our)\s+\w+(?:\s+\w+)?\s+(?:done|sorted|fixed|approved|signed|renewed|paid)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class _TaskRule:
+    """A way of saying a task is done, and how the task reads: `{what}` is the task tidied, any other
+    group lower-cased."""
+
+    pattern: re.Pattern[str]
+    template: str
+    any_object: bool = False  # "my <x> is done" names the task itself, so the pronoun check is skipped
+
+
+def _rule(pattern: str, template: str, *, any_object: bool = False) -> _TaskRule:
+    return _TaskRule(re.compile(pattern, re.I), template, any_object)
+
+
+# Tried in order; the first that matches decides, even when what it matched is not a task.
+_EN_RULES = (
+    _rule(
+        r"^(?:i(?: am|'m)\s+|we(?: are|'re)\s+)?(?:(?:finally|all|just|now|officially)\s+)*(?:done|finished|through)"
+        r"\s+with\s+(?P<what>.+)$",
+        "done with {what}",
+    ),
+    _rule(r"^(?:i|we)\s+(?:finally\s+)?got\s+(?P<what>.+?)\s+done$", "got {what} done"),
+    _rule(
+        r"^(?P<what>(?:my|the|our)\s+.+?)\s+(?:is|are)\s+(?:(?:finally|all|now|already)\s+)*"
+        r"(?P<state>done|finished|submitted|sorted|sent|booked|paid|fixed|complete|completed)$",
+        "{what} {state}",
+        any_object=True,
+    ),
+    _rule(
+        r"^(?:(?:i|we)\s+(?:(?:just|finally|already|also|actually|successfully|officially|now)\s+)*"
+        r"|(?:(?:just|finally|also)\s+)*)"
+        r"(?P<verb>" + _EN_DONE_VERBS + r")\s+(?P<what>.+)$",
+        "{verb} {what}",
+    ),
 )
 
 _ZH_DONE_VERBS = (
@@ -79,22 +99,17 @@ def _english(clause: str) -> str:
     clause = expand_contractions(
         strip_end(re.sub(r"^(?:phew|yay|woohoo|ok(?:ay)?|so|and|also|well)[,!.]*\s+", "", clause, flags=re.I))
     )
-    m = _EN_DONE_WITH.match(clause)
-    if m:
-        return "" if _NOT_A_TASK.match(m["what"]) else f"done with {_tidy(m['what'])}"
-    m = _EN_GOT_DONE.match(clause)
-    if m:
-        return "" if _NOT_A_TASK.match(m["what"]) else f"got {_tidy(m['what'])} done"
-    m = _EN_IS_DONE.match(clause)
-    if m:
-        return f"{_tidy(m['what'])} {m['state'].lower()}"
-    m = _EN_DONE.match(clause)
-    if not m or _NOT_A_TASK.match(m["what"]):
-        return ""
-    verb = m["verb"].lower()
-    if verb in {"got", "did"} and not _GOT_TASKS.match(m["what"]):
-        return ""
-    return f"{verb} {_tidy(m['what'])}"
+    for rule in _EN_RULES:
+        m = rule.pattern.match(clause)
+        if not m:
+            continue
+        if not rule.any_object and _NOT_A_TASK.match(m["what"]):
+            return ""
+        said = {name: value.lower() for name, value in m.groupdict().items()}
+        if said.get("verb") in {"got", "did"} and not _GOT_TASKS.match(m["what"]):
+            return ""  # "got" and "did" take anything: only a task with its state counts
+        return rule.template.format_map(said | {"what": _tidy(m["what"])})
+    return ""
 
 
 def _tidy(what: str) -> str:
