@@ -23,6 +23,7 @@ from memories.extraction.chinese import belongings, events, identity, instructio
 from memories.extraction.dates import find_date
 from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import cjk_count, strip_zh_end, zh_third_person
+from memories.extraction.statement_rules import everyday_rules, instruction
 from memories.providers.llm_types import CandidateMemory
 
 _FILLER = re.compile(
@@ -166,8 +167,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     text = strip_zh_end(raw)
     if len(text) < 4 or _GREETING.match(text):
         return None
-    statement = instructions.future_statement(text, ctx)
-    rule = extract_clause(statement, ctx.but(future=True)) if statement else instructions.rule(text, ctx)
+    rule = instruction(text, ctx, instructions=instructions, extract_clause=extract_clause)
     if rule is not None:
         return rule
     remind = plans.remind(text, ctx)
@@ -190,17 +190,7 @@ _CLAUSE_RULES: list[ClauseRule] = [
     events.birthday,
     identity.health,
     events.event,
-    plans.todo,
-    preferences.favorite,
-    preferences.prefer,
-    preferences.sentiment,
-    preferences.habit,
-    identity.identity,
-    belongings.my_attribute,
-    plans.weak_decision,
-    belongings.uses,
-    belongings.project,
-    belongings.have,
+    *everyday_rules(plans=plans, preferences=preferences, identity=identity, belongings=belongings),
     events.relative,
     identity.where,
     events.done,
