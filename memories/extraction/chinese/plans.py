@@ -3,15 +3,7 @@
 import re
 
 from memories.extraction import candidates, lexicon
-from memories.extraction.candidates import (
-    HIGH,
-    MEDIUM,
-    Ctx,
-    apply_context,
-    decided,
-    named_entities,
-    tool_entities,
-)
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx
 from memories.extraction.dates import DateMatch, find_date
 from memories.extraction.phrasing import slot_key, strip_zh_end, zh_third_person
 from memories.providers.llm_types import CandidateMemory
@@ -63,7 +55,7 @@ def remind(text: str, ctx: Ctx) -> CandidateMemory | None:
         due,
         HIGH,
     )
-    return apply_context(candidate, ctx.but(explicit=True))
+    return candidates.apply_context(candidate, ctx.but(explicit=True))
 
 
 def todo(text: str, ctx: Ctx) -> CandidateMemory | None:
@@ -120,9 +112,9 @@ def _decision_candidate(ctx: Ctx, verb: str, what: str, importance: float) -> Ca
     value = zh_value(what)
     verb = {"用": "使用", "选": "选用", "上": "使用"}.get(verb, verb)
     subject = lexicon.domain_of(value) or slot_key(value)
-    entities = tool_entities(value) or [(name, "tool") for name, _ in named_entities(value)]
+    entities = candidates.tool_entities(value) or [(name, "tool") for name, _ in candidates.named_entities(value)]
     joiner = " " if what[:1].isascii() and verb else ""
-    return decided(
+    return candidates.decided(
         ctx,
         f"用户决定{verb}{joiner}{zh_third_person(what)}",
         importance,
