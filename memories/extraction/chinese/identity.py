@@ -1,10 +1,19 @@
 """Chinese rules for facts about the user: name, age, work, home, origin, occupation, where things are, health."""
 
 import re
-from collections.abc import Callable
 
 from memories.extraction import vocabulary
-from memories.extraction.candidates import HIGH, MEDIUM, Ctx, employer, make, named_fact
+from memories.extraction.candidates import (
+    HIGH,
+    MEDIUM,
+    Ctx,
+    MatchBuilder,
+    MatchRule,
+    employer,
+    first_match,
+    make,
+    named_fact,
+)
 from memories.extraction.phrasing import zh_third_person
 from memories.providers.llm_types import CandidateMemory
 
@@ -114,9 +123,7 @@ def _employer(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     return employer(ctx, zh_third_person(text), org)
 
 
-def _place_fact(
-    subject: str, predicate: str, *, min_length: int = 0
-) -> Callable[[re.Match, str, Ctx], CandidateMemory | None]:
+def _place_fact(subject: str, predicate: str, *, min_length: int = 0) -> MatchBuilder:
     """Where the user lives or is from: the place is whichever alternative of the pattern matched."""
 
     def build(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory | None:
@@ -153,9 +160,7 @@ def _role(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory | None:
 
 
 # In this order: the first pattern that matches decides, even when its rule then keeps nothing.
-_IDENTITY_RULES: list[
-    tuple[Callable[[str], re.Match | None], Callable[[re.Match, str, Ctx], CandidateMemory | None]]
-] = [
+_IDENTITY_RULES: list[MatchRule] = [
     (_name_match, _name),
     (_AGE.match, _age),
     (_ALLERGY.match, _allergy),
@@ -168,11 +173,7 @@ _IDENTITY_RULES: list[
 
 
 def identity(text: str, ctx: Ctx) -> CandidateMemory | None:
-    for match, build in _IDENTITY_RULES:
-        m = match(text)
-        if m:
-            return build(m, text, ctx)
-    return None
+    return first_match(_IDENTITY_RULES, text, ctx)
 
 
 # "新家在南山区": where the user's home, company or school is, often said without 我的.
