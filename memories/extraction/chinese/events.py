@@ -83,6 +83,12 @@ def event(text: str, ctx: Ctx) -> CandidateMemory | None:
     )
 
 
+def _user_fact(ctx: Ctx, text: str, subject_left_out: str, **slot: str) -> CandidateMemory:
+    """A fact in the user's words, with the subject put back where it was left out ("报告写完了" → 用户的报告…)."""
+    body = text if text.startswith("我") else subject_left_out + text
+    return make(ctx, zh_third_person(body), "fact", MEDIUM, **slot)
+
+
 # "报告终于写完了", "护照也办好了", "我把税报完了": tasks brought to an end (the subject is often left out).
 _ZH_DONE = re.compile(
     r"^(?:我(?:的)?|我把)?(?P<what>[\u4e00-\u9fffA-Za-z0-9 ]{1,12}?)(?:终于|总算|已经|也|都|刚刚|刚)*"
@@ -99,18 +105,7 @@ def done(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _ZH_DONE.match(text)
     if not m or _ZH_NOT_TASK.match(m["what"]) or len(m["what"].strip()) < 2:
         return None
-    what = m["what"].strip()
-    body = text if text.startswith("我") else "我的" + text
-    return make(
-        ctx,
-        zh_third_person(body),
-        "fact",
-        MEDIUM,
-        retention="long",
-        subject=what,
-        predicate="done",
-        value=m["verb"],
-    )
+    return _user_fact(ctx, text, "我的", retention="long", subject=m["what"].strip(), predicate="done", value=m["verb"])
 
 
 # Family and pets: "我姐姐下个月在成都结婚", "我老婆叫王芳，是一名护士" ---------------------------------
@@ -161,16 +156,7 @@ def learning(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _ZH_LEARNING.match(text)
     if not m or not (text.startswith("我") or re.match(r"^(?:最近|现在|目前|一直|正在|这段时间|今年)", text)):
         return None
-    body = text if text.startswith("我") else "我" + text
-    return make(
-        ctx,
-        zh_third_person(body),
-        "fact",
-        MEDIUM,
-        subject=f"{m['verb']}{m['what']}",
-        predicate="learning",
-        value=m["what"],
-    )
+    return _user_fact(ctx, text, "我", subject=f"{m['verb']}{m['what']}", predicate="learning", value=m["what"])
 
 
 # "6月18号是我爸的生日", "我女儿的生日是3月2日" --------------------------------------------------------
