@@ -1,6 +1,7 @@
 """Chinese rules for preferences ("我最喜欢的颜色是蓝色", "比起茶我更喜欢咖啡") and habits ("周末我一般会去爬山")."""
 
 import re
+from collections.abc import Callable
 
 from memories.extraction import lexicon
 from memories.extraction.candidates import MEDIUM, Ctx, make, name_kind, tool_entities
@@ -137,6 +138,14 @@ _HABIT_MID = re.compile(
 )
 
 
+# Each way of saying a habit, with how the memory says it: the user's own sentence when 我 leads it.
+_HABIT_FORMS: list[tuple[re.Pattern, Callable[[re.Match, str], str]]] = [
+    (_HABIT, lambda m, text: zh_third_person(text)),
+    (_HABIT_LEAD, lambda m, text: f"用户{m['when']}{zh_third_person(m['act'])}"),
+    (_HABIT_MID, lambda m, text: f"用户{m['pre']}{m['when']}{zh_third_person(m['act'])}"),
+]
+
+
 def habit(text: str, ctx: Ctx) -> CandidateMemory | None:
     lead = re.match(r"^[^，,我]{1,8}[，,]\s*(?=我)", text)
     if lead and not _HABIT.match(text):
@@ -145,18 +154,14 @@ def habit(text: str, ctx: Ctx) -> CandidateMemory | None:
         if found is not None:
             found.content = zh_third_person(text)
         return found
-    m = _HABIT.match(text)
-    if m:
-        content = zh_third_person(text)
-    else:
-        m = _HABIT_LEAD.match(text)
+    for pattern, said in _HABIT_FORMS:
+        m = pattern.match(text)
         if m:
-            content = f"用户{m['when']}{zh_third_person(m['act'])}"
-        else:
-            m = _HABIT_MID.match(text)
-            if not m:
-                return None
-            content = f"用户{m['pre']}{m['when']}{zh_third_person(m['act'])}"
+            return _habit(m, said(m, text), ctx)
+    return None
+
+
+def _habit(m: re.Match, content: str, ctx: Ctx) -> CandidateMemory:
     act = re.sub(r"^(?:都|会|都会|要|都要|用)", "", m["act"])
     return make(
         ctx,
