@@ -112,6 +112,21 @@ def employer(ctx: Ctx, content: str, org: str) -> CandidateMemory:
     return named_fact(ctx, content, HIGH, subject="employer", predicate="works at", value=org, kind="organization")
 
 
+def works_on(ctx: Ctx, content: str, what: str, *, name: str, subject: str) -> CandidateMemory:
+    """A project the user works on, linked by its `name` when it has one, else by the names in `what`."""
+    entities = [(name, "project")] if name else named_entities(what, "project")
+    return make(
+        ctx,
+        content,
+        "project",
+        MEDIUM,
+        subject=subject,
+        predicate="works on",
+        value=what,
+        entities=entities + tool_entities(what),
+    )
+
+
 def decided(
     ctx: Ctx, content: str, importance: float, *, subject: str, value: str, entities: list[tuple[str, str]]
 ) -> CandidateMemory:

@@ -3,7 +3,7 @@
 import re
 
 from memories.extraction import lexicon
-from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities, works_on
 from memories.extraction.chinese.plans import zh_value
 from memories.extraction.phrasing import slot_key, zh_third_person
 from memories.providers.llm_types import CandidateMemory
@@ -14,22 +14,8 @@ _MY = re.compile(r"^我(?:们)?的(?P<attr>[^，,。是叫为]{1,12}?)(?:是|叫
 _NOT_ATTRIBUTES = ("问题", "意思", "想法", "看法", "建议", "错", "理解", "回答", "需求")
 
 
-_PROJECT_WORDS = (
-    "项目",
-    "接口",
-    "仓库",
-    "数据库",
-    "服务器",
-    "分支",
-    "域名",
-    "端口",
-    "前缀",
-    "截止",
-    "团队",
-    "技术栈",
-    "后端",
-    "前端",
-)
+# An attribute naming one of these is about a project: "我们的后端是…", "项目截止日期是…".
+_PROJECT_WORDS = re.compile(r"项目|接口|仓库|数据库|服务器|分支|域名|端口|前缀|截止|团队|技术栈|后端|前端")
 
 
 def my_attribute(text: str, ctx: Ctx) -> CandidateMemory | None:
@@ -43,7 +29,7 @@ def my_attribute(text: str, ctx: Ctx) -> CandidateMemory | None:
         ("妻子", "老婆", "丈夫", "老公", "儿子", "女儿", "妈妈", "爸爸", "母亲", "父亲", "朋友", "老板", "同事")
     ):
         kind = "person"
-    category = "project" if any(w in attr for w in _PROJECT_WORDS) else "fact"
+    category = "project" if _PROJECT_WORDS.search(attr) else "fact"
     importance = HIGH if english in {"name", "birthday", "email", "phone number", "occupation", "employer"} else MEDIUM
     entities = [(val, kind)] if kind != "other" else []
     return make(
@@ -77,22 +63,7 @@ _HAVE = re.compile(
 )
 
 
-_NOT_POSSESSIONS = (
-    "问题",
-    "疑问",
-    "想法",
-    "建议",
-    "事",
-    "会",
-    "点",
-    "时间",
-    "空",
-    "小问题",
-    "请求",
-    "需求",
-    "bug",
-    "错误",
-)
+_NOT_POSSESSIONS = re.compile(r"^(?:问题|疑问|想法|建议|事|会|点|时间|空|小问题|请求|需求|bug|错误)")
 
 
 def uses(text: str, ctx: Ctx) -> CandidateMemory | None:
@@ -121,22 +92,12 @@ def project(text: str, ctx: Ctx) -> CandidateMemory | None:
     what = m["what"].strip()
     named = _QUOTED.search(what) or _CALLED.search(what)
     name = named["name"] if named else ""
-    entities = [(name, "project")] if name else named_entities(what, "project")
-    return make(
-        ctx,
-        zh_third_person(text),
-        "project",
-        MEDIUM,
-        subject=name or what,
-        predicate="works on",
-        value=what,
-        entities=entities + tool_entities(what),
-    )
+    return works_on(ctx, zh_third_person(text), what, name=name, subject=name or what)
 
 
 def have(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _HAVE.match(text)
-    if not m or m["thing"].startswith(_NOT_POSSESSIONS):
+    if not m or _NOT_POSSESSIONS.match(m["thing"]):
         return None
     thing = m["thing"].strip()
     named = _CALLED.search(thing)
