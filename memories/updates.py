@@ -67,12 +67,12 @@ _EN_VERB = re.compile(
 )
 _ZH_VERB = re.compile(r"是|在|有|为|住|叫|用|喜欢|等于")
 # Events accumulate ("visited Paris in 2019", "visited Rome in 2021"): a new one is another fact.
-_EVENT_VERB = re.compile(
-    r"\b(?:visited|went|met|saw|bought|attended|ran|ate|took|did|got|made|read|watched|finished|completed|"
-    r"started|won|lost|traveled|travelled|called|wrote|sent|played|joined|celebrated|hiked|flew|drove|"
-    r"booked|paid|spent|tried|learned|learnt|built|shipped|released|fixed|deployed)\b",
-    re.I,
+_EVENT_VERBS = (
+    "visited went met saw bought attended ran ate took did got made read watched finished completed started won "
+    "lost traveled travelled called wrote sent played joined celebrated hiked flew drove booked paid spent tried "
+    "learned learnt built shipped released fixed deployed"
 )
+_EVENT_VERB = re.compile(r"\b(?:" + "|".join(_EVENT_VERBS.split()) + r")\b", re.I)
 
 
 def _subject_values(text: str) -> frozenset[str]:
