@@ -286,21 +286,22 @@ def _extractive_episode(lines, goal_index: int, outcome_index: int, budget: int,
 
 # Turning a request into a report of it: "Can you summarize X for me?" → "User asked the assistant to
 # summarize X."; "帮我把报告翻译成英文" → "用户请助手帮忙把报告翻译成英文。"
-_ASK_YOU = re.compile(
-    r"^(?:(?:hi|hey|hello|ok(?:ay)?|so)[,!.]*\s+)*"
-    r"(?:(?:can|could|would|will) you|i (?:want|need|would like|'d like) you to)"
-    r"\s+(?:please\s+|kindly\s+)?(?:help me\s+(?:to\s+)?)?(?P<act>.+?)(?:,?\s+please)?(?:\s+for me)?[?.!]*$",
-    re.I,
-)
-
-
-_ASK_HELP = re.compile(r"^(?:please\s+)?help me\s+(?:to\s+|with\s+)?(?P<act>.+?)[?.!]*$", re.I)
+_EN_ASKS = [
+    (
+        re.compile(
+            r"^(?:(?:hi|hey|hello|ok(?:ay)?|so)[,!.]*\s+)*"
+            r"(?:(?:can|could|would|will) you|i (?:want|need|would like|'d like) you to)"
+            r"\s+(?:please\s+|kindly\s+)?(?:help me\s+(?:to\s+)?)?(?P<act>.+?)(?:,?\s+please)?(?:\s+for me)?[?.!]*$",
+            re.I,
+        ),
+        "User asked the assistant to",
+    ),
+    (re.compile(r"^(?:please\s+)?help me\s+(?:to\s+|with\s+)?(?P<act>.+?)[?.!]*$", re.I), "User asked for help to"),
+    (re.compile(r"^(?:(?:anyway|ok(?:ay)?|so|now)[,]?\s+)*let's\s+(?P<act>.+?)[.!]*$", re.I), "User suggested to"),
+]
 
 
 _ASK_IMPERATIVE = re.compile(r"^(?:please\s+)?(?P<act>(?P<verb>[a-z]+)\b.+?)(?:,?\s+please)?[.!]*$", re.I)
-
-
-_ASK_LETS = re.compile(r"^(?:(?:anyway|ok(?:ay)?|so|now)[,]?\s+)*let's\s+(?P<act>.+?)[.!]*$", re.I)
 
 
 _ASK_VERBS = {
@@ -336,13 +337,10 @@ def _request_sentence(goal: str, chinese: bool) -> str:
             act = m["act"].replace("我们", "用户").replace("我", "用户")
             return f"用户请助手{'帮忙' if m['help'] != '给我' else '给用户'}{act.rstrip('，, ')}。"
         return f"用户问：{goal}"
-    for pattern, lead in ((_ASK_YOU, "User asked the assistant to"), (_ASK_HELP, "User asked for help to")):
+    for pattern, lead in _EN_ASKS:
         m = pattern.match(goal)
         if m:
             return f"{lead} {third_person_rest(m['act'])}."
-    m = _ASK_LETS.match(goal)
-    if m:
-        return f"User suggested to {third_person_rest(m['act'])}."
     m = _ASK_IMPERATIVE.match(goal)
     if m and m["verb"].lower() in _ASK_VERBS and not goal.endswith("?"):
         act = m["act"][:1].lower() + m["act"][1:]
