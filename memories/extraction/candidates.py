@@ -15,9 +15,6 @@ from memories.providers.llm_types import CandidateMemory, TurnView
 HIGH, MEDIUM, LOW = 0.8, 0.6, 0.4
 EXPLICIT = 0.9  # "remember …": above HIGH so the user's own requests outrank inferred ones
 CORRECTION_CONFIDENCE = 0.95
-# Predicates where one subject may hold several values at once ("has a dog", "has a cat"), so two
-# candidates in one conversation do not replace each other.
-NON_EXCLUSIVE = {"has", "speaks", "works on", "includes"}
 
 # "for now" / "暂时": a state the user says will not last.
 _TEMPORARY = re.compile(r"\b(?:for now|for the moment|for the time being|temporarily|this week|today)\b|暂时|这周|今天")

@@ -9,8 +9,9 @@ yields only the coffee preference), and anything equal to an `existing` memory i
 import re
 from dataclasses import replace
 
+from memories.contradiction import MULTI_VALUED_PREDICATES
 from memories.extraction import tool_lessons
-from memories.extraction.candidates import CORRECTION_CONFIDENCE, NON_EXCLUSIVE, Ctx, introduced_names
+from memories.extraction.candidates import CORRECTION_CONFIDENCE, Ctx, introduced_names
 from memories.extraction.chinese import sentences as chinese
 from memories.extraction.english import sentences as english
 from memories.extraction.phrasing import is_chinese, split_sentences
@@ -153,7 +154,8 @@ def _replaces(newer: CandidateMemory, older: CandidateMemory) -> bool:
     ):
         # "No, my son is in fourth grade": a correction replaces what was said about the same subject.
         return True
-    if not (newer.subject and newer.predicate) or newer.predicate in NON_EXCLUSIVE:
+    # A multi-valued predicate ("has a dog", "has a cat"): two candidates in one conversation both stand.
+    if not (newer.subject and newer.predicate) or newer.predicate in MULTI_VALUED_PREDICATES:
         return False
     if (newer.subject, newer.predicate) != (older.subject, older.predicate):
         return False
