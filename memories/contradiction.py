@@ -2,6 +2,7 @@
 subject and predicate."""
 
 import re
+from dataclasses import dataclass
 
 from memory_project.text import cjk_ngrams
 
@@ -95,23 +96,28 @@ def negated(text: str) -> bool:
 MULTI_VALUED_PREDICATES = {"has", "speaks", "works on", "includes"}
 
 
-def contradicts(
-    old: str,
-    new: str,
-    old_subject: str = "",
-    new_subject: str = "",
-    old_predicate: str = "",
-    new_predicate: str = "",
-    old_value: str = "",
-    new_value: str = "",
-) -> bool:
-    if old_subject and new_subject and old_predicate and new_predicate:
-        same_slot = old_subject.lower() == new_subject.lower() and old_predicate.lower() == new_predicate.lower()
+@dataclass(frozen=True)
+class Slot:
+    """The slot a statement fills, when it is known: "residence" / "lives in" / "Berlin"."""
+
+    subject: str = ""
+    predicate: str = ""
+    value: str = ""
+
+
+def contradicts(old: str, new: str, old_slot: Slot = Slot(), new_slot: Slot = Slot()) -> bool:
+    """Does `new` contradict `old`? A new value in the same slot (but for a multi-valued predicate),
+    or, slots aside, a negation flip between two texts about the same thing."""
+    if old_slot.subject and new_slot.subject and old_slot.predicate and new_slot.predicate:
+        same_slot = (
+            old_slot.subject.lower() == new_slot.subject.lower()
+            and old_slot.predicate.lower() == new_slot.predicate.lower()
+        )
         if same_slot:
-            if old_predicate.lower() in MULTI_VALUED_PREDICATES:
+            if old_slot.predicate.lower() in MULTI_VALUED_PREDICATES:
                 return False
-            if old_value and new_value:
-                return old_value.strip().casefold() != new_value.strip().casefold()
+            if old_slot.value and new_slot.value:
+                return old_slot.value.strip().casefold() != new_slot.value.strip().casefold()
             return old.strip().casefold() != new.strip().casefold()
     old_terms, old_neg = _terms(old)
     new_terms, new_neg = _terms(new)

@@ -8,7 +8,7 @@ UPDATE (merge into a closer statement) or DELETE (supersede what the draft makes
 from dataclasses import dataclass, field
 
 from memories import updates
-from memories.contradiction import contradicts, negated
+from memories.contradiction import Slot, contradicts, negated
 from memories.drafts import MemoryDraft
 from memories.models import Memory, Status
 from memories.moderation import looks_like_instruction
@@ -134,7 +134,10 @@ def _supersede_reason(existing: Memory, similarity: float, *, draft: MemoryDraft
     old_value = (existing.structured_data or {}).get("value", "")
     new_value = draft.structured_data.get("value", "")
     if (similarity >= min_similarity or in_slot) and contradicts(
-        existing.content, draft.content, existing.subject, subject, existing.predicate, predicate, old_value, new_value
+        existing.content,
+        draft.content,
+        Slot(existing.subject, existing.predicate, old_value),
+        Slot(subject, predicate, new_value),
     ):
         return f"contradicted: {subject} {predicate} changed" if in_slot else "contradicted by a negation"
     reason = _update_reason(draft.content, existing, similarity, min_similarity)

@@ -3,7 +3,7 @@ negation flip between two statements about the same thing, in English and Chines
 
 import pytest
 
-from memories.contradiction import MULTI_VALUED_PREDICATES, contradicts
+from memories.contradiction import MULTI_VALUED_PREDICATES, Slot, contradicts
 
 
 def test_a_new_value_in_the_same_slot_contradicts():
@@ -13,12 +13,8 @@ def test_a_new_value_in_the_same_slot_contradicts():
     assert contradicts(
         "User lives in Berlin",
         "User lives in Munich",
-        "residence",
-        "residence",
-        "lives in",
-        "lives in",
-        "Berlin",
-        "Munich",
+        Slot("residence", "lives in", "Berlin"),
+        Slot("residence", "lives in", "Munich"),
     )
 
 
@@ -28,34 +24,36 @@ def test_the_same_value_in_other_words_does_not_contradict():
     assert not contradicts(
         "User lives in Berlin",
         "User has lived in Berlin for years",
-        "Residence",
-        "residence",
-        "Lives In",
-        "lives in",
-        "Berlin",
-        " berlin ",
+        Slot("Residence", "Lives In", "Berlin"),
+        Slot("residence", "lives in", " berlin "),
     )
 
 
 def test_same_slot_without_values_compares_the_texts():
     # given the same slot and no values
     # when the texts differ, then they contradict; when equal but for case, they do not
-    assert contradicts("User's editor is vim", "User's editor is emacs", "editor", "editor", "is", "is")
-    assert not contradicts("User's editor is vim", "user's editor is VIM ", "editor", "editor", "is", "is")
+    editor = Slot("editor", "is")
+    assert contradicts("User's editor is vim", "User's editor is emacs", editor, editor)
+    assert not contradicts("User's editor is vim", "user's editor is VIM ", editor, editor)
 
 
 @pytest.mark.parametrize("predicate", sorted(MULTI_VALUED_PREDICATES))
 def test_multi_valued_predicates_never_contradict(predicate):
     # given two values of a predicate one subject may hold several times
     # when compared, then no contradiction
-    assert not contradicts("User has a dog", "User has a cat", "pet", "pet", predicate, predicate, "dog", "cat")
+    assert not contradicts(
+        "User has a dog", "User has a cat", Slot("pet", predicate, "dog"), Slot("pet", predicate, "cat")
+    )
 
 
 def test_different_slots_with_unrelated_texts_do_not_contradict():
     # given two slots of different subjects
     # when compared, then no contradiction
     assert not contradicts(
-        "User lives in Berlin", "User works at Acme", "residence", "employer", "lives in", "works at", "Berlin", "Acme"
+        "User lives in Berlin",
+        "User works at Acme",
+        Slot("residence", "lives in", "Berlin"),
+        Slot("employer", "works at", "Acme"),
     )
 
 
