@@ -12,7 +12,6 @@ from memories.extraction.completions import completed_tasks
 from memories.extraction.heuristic import extract_candidates
 from memories.extraction.phrasing import cjk_count, split_sentences, third_person_rest
 from memories.extraction.summaries import (
-    CONCLUSION,
     SMALL_TALK,
     SPEAKER,
     select_sentences,
@@ -187,6 +186,15 @@ def episode_entities(turns: list[TurnView], limit: int = 15, candidates: list | 
     return out[:limit]
 
 
+# Words of an outcome reached ("deployed", "that did it", "搞定"): where the conversation concluded.
+_CONCLUSION = re.compile(
+    r"\b(?:done|fixed|works|worked|working now|deployed|completed|resolved|solved|finished|success(?:ful(?:ly)?)?|"
+    r"merged|shipped|passed|that did it|all set|in the end|finally|decided|will use|going with)\b|"
+    r"完成|解决|成功|搞定|好了|可以了|决定|最终|最后",
+    re.I,
+)
+
+
 def episode_summary(turns: list[TurnView], max_tokens: int | None = None) -> EpisodeSummary:
     """What happened, in a sentence or three: what the user asked for, what they told (the memories
     extracted from it), and how it ended (tasks the user finished, or the assistant's conclusion)."""
@@ -205,7 +213,7 @@ def episode_summary(turns: list[TurnView], max_tokens: int | None = None) -> Epi
     if goal_index is None:
         goal_index = next((i for i, (who, _) in enumerate(lines) if who == "User"), 0)
     tail = range(len(lines) - 1, max(goal_index, len(lines) - 8) - 1, -1)
-    outcome_index = next((i for i in tail if CONCLUSION.search(lines[i][1]) and not lines[i][1].endswith("?")), None)
+    outcome_index = next((i for i in tail if _CONCLUSION.search(lines[i][1]) and not lines[i][1].endswith("?")), None)
     if outcome_index is None:
         outcome_index = next((i for i in reversed(range(len(lines))) if lines[i][0] == "Assistant"), len(lines) - 1)
     goal, outcome = lines[goal_index][1], lines[outcome_index][1] if outcome_index != goal_index else ""
@@ -221,7 +229,7 @@ def episode_summary(turns: list[TurnView], max_tokens: int | None = None) -> Epi
     tools_line = (
         (f"使用的工具：{'、'.join(tools)}。" if chinese else f"Tools used: {', '.join(tools)}.") if tools else ""
     )
-    concluded = outcome and lines[outcome_index][0] == "Assistant" and CONCLUSION.search(outcome)
+    concluded = outcome and lines[outcome_index][0] == "Assistant" and _CONCLUSION.search(outcome)
     done = {c.sequence for c in completions}
     sentences = _narrative(
         goal=lines[asked][1] if asked is not None else "",

@@ -37,14 +37,6 @@ SMALL_TALK = re.compile(
 SPEAKER = re.compile(r"^(?P<speaker>[\w .-]{1,30})[:：]\s*")
 
 
-CONCLUSION = re.compile(
-    r"\b(?:done|fixed|works|worked|working now|deployed|completed|resolved|solved|finished|success(?:ful(?:ly)?)?|"
-    r"merged|shipped|passed|that did it|all set|in the end|finally|decided|will use|going with)\b|"
-    r"完成|解决|成功|搞定|好了|可以了|决定|最终|最后",
-    re.I,
-)
-
-
 def sentence_terms(sentence: str) -> list[str]:
     lowered = sentence.casefold()
     words = [w for w in _WORD.findall(lowered) if w not in _STOP and len(w) > 1]
