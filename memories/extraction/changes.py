@@ -42,15 +42,6 @@ _JOB = _said_done(
     r"took a (?:new )?job at|was hired by",
     r"(?P<new>.+)",
 )
-_ONLY = [
-    re.compile(r"^(?:these days|nowadays|now|lately)[,]?\s+(?P<rest>i\s+" + _ADV + r"only\s+.+)$", re.I),
-    re.compile(r"^(?P<rest>i\s+(?:now|nowadays)\s+only\s+.+)$", re.I),
-    re.compile(r"^(?P<rest>i\s+only\s+.+?)\s+(?:these days|nowadays|now)$", re.I),
-]
-# "(These days) I only drink green tea in the morning": the lead time may be stripped before the rules.
-_ONLY_HABIT = re.compile(
-    r"^(?P<rest>i\s+(?:now\s+)?only\s+(?:drink|eat|use|wear|read|listen to|watch|play|take|buy|cook)\s+.+)$", re.I
-)
 _SENTIMENT = re.compile(r"^(?:really\s+)?(?:like|love|enjoy|hate|dislike|care for|mind)\b", re.I)
 _PLACE_END = re.compile(
     r"\s+(?:last|this|a|two|three|few|in|on|since|with|because|after|for)\b.*$|\s+(?:ago|recently)$", re.I
@@ -58,17 +49,41 @@ _PLACE_END = re.compile(
 _ORG_END = re.compile(r"\s+(?:as|in|last|this|a|on|since|because|after|two|three|few)\b.*$", re.I)
 
 
-# "I cycle every evening now": a habit said to hold now is a change of habit.
-_NOW_HABIT = re.compile(
-    r"^i\s+(?!am\b|was\b|need|want|have\b|must\b|will\b|would\b|can\b|could\b|should\b|feel\b|think\b)"
-    r"[a-z]+\s+.*\b(?:every|each|daily|weekly|on weekends|in the mornings?|in the evenings?|at night)\b.*?"
-    r"\s+(?:now|these days|nowadays)$",
-    re.I,
-)
-
-
 def _category(text: str) -> str:
     return "preference" if lexicon.domain_of(text) in ("drink", "food") else "fact"
+
+
+# A habit said to hold now is a change of habit: (pattern, what the memory adds to the habit, its
+# category when not read from the habit's domain). The statement is the "rest" group, else the clause.
+_HABITS_NOW: list[tuple[re.Pattern, str, str]] = [
+    (
+        re.compile(r"^(?:these days|nowadays|now|lately)[,]?\s+(?P<rest>i\s+" + _ADV + r"only\s+.+)$", re.I),
+        " these days",
+        "",
+    ),
+    (re.compile(r"^(?P<rest>i\s+(?:now|nowadays)\s+only\s+.+)$", re.I), " these days", ""),
+    (re.compile(r"^(?P<rest>i\s+only\s+.+?)\s+(?:these days|nowadays|now)$", re.I), " these days", ""),
+    # "(These days) I only drink green tea in the morning": the lead time may be stripped before the rules.
+    (
+        re.compile(
+            r"^(?P<rest>i\s+(?:now\s+)?only\s+(?:drink|eat|use|wear|read|listen to|watch|play|take|buy|cook)\s+.+)$",
+            re.I,
+        ),
+        "",
+        "",
+    ),
+    # "I cycle every evening now"
+    (
+        re.compile(
+            r"^i\s+(?!am\b|was\b|need|want|have\b|must\b|will\b|would\b|can\b|could\b|should\b|feel\b|think\b)"
+            r"[a-z]+\s+.*\b(?:every|each|daily|weekly|on weekends|in the mornings?|in the evenings?|at night)\b.*?"
+            r"\s+(?:now|these days|nowadays)$",
+            re.I,
+        ),
+        "",
+        "workflow",
+    ),
+]
 
 
 # A move or a new job also fills the residence or employer slot, with what the statement names.
@@ -100,15 +115,11 @@ def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
         rest = third_person("I " + m["rest"])
         content = "User no longer " + rest.split(" ", 1)[1] if " " in rest else ""
         return make(ctx, content, _category(clause), HIGH) if content else None
-    for pattern in _ONLY:
+    for pattern, added, category in _HABITS_NOW:
         m = pattern.match(clause)
         if m:
-            return make(ctx, capitalize(third_person(m["rest"])) + " these days", _category(clause), MEDIUM)
-    m = _ONLY_HABIT.match(clause)
-    if m:
-        return make(ctx, capitalize(third_person(m["rest"])), _category(clause), MEDIUM)
-    if _NOW_HABIT.match(clause):
-        return make(ctx, capitalize(third_person(clause)), "workflow", MEDIUM)
+            habit = m["rest"] if "rest" in pattern.groupindex else clause
+            return make(ctx, capitalize(third_person(habit)) + added, category or _category(clause), MEDIUM)
     return None
 
 
