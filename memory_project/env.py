@@ -25,27 +25,11 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 def env_int(name: str, default: int, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not an integer") from None
-    _check_range(name, value, minimum, maximum)
-    return value
+    return _env_number(name, default, int, "an integer", minimum, maximum)
 
 
 def env_float(name: str, default: float, *, minimum: float | None = None, maximum: float | None = None) -> float:
-    raw = os.environ.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise ImproperlyConfigured(f"{name}={raw!r} is not a number") from None
-    _check_range(name, value, minimum, maximum)
-    return value
+    return _env_number(name, default, float, "a number", minimum, maximum)
 
 
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
@@ -62,8 +46,16 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def _check_range(name, value, minimum, maximum):
+def _env_number(name, default, parse, kind, minimum, maximum):
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = parse(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name}={raw!r} is not {kind}") from None
     if minimum is not None and value < minimum:
         raise ImproperlyConfigured(f"{name}={value} is below the minimum {minimum}")
     if maximum is not None and value > maximum:
         raise ImproperlyConfigured(f"{name}={value} is above the maximum {maximum}")
+    return value
