@@ -3,10 +3,10 @@
 from celery import shared_task
 
 from accesslog.services import access_log_apply, access_log_prune
-from memory_project.celery import BrokerTolerantTask
+from memory_project.celery import RETRY_WITH_BACKOFF, BrokerTolerantTask
 
 
-@shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+@shared_task(base=BrokerTolerantTask, **RETRY_WITH_BACKOFF, max_retries=5)
 def access_log_apply_task(entries: list[list]) -> int:
     return access_log_apply(entries=entries)
 

@@ -3,9 +3,9 @@
 from celery import shared_task
 
 from analytics.services import request_stats_apply
-from memory_project.celery import BrokerTolerantTask
+from memory_project.celery import RETRY_WITH_BACKOFF, BrokerTolerantTask
 
 
-@shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=5)
+@shared_task(base=BrokerTolerantTask, **RETRY_WITH_BACKOFF, max_retries=5)
 def request_stats_apply_task(batch_id: str, rows: list[list]) -> bool:
     return request_stats_apply(batch_id=batch_id, rows=rows)

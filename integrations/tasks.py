@@ -15,7 +15,7 @@ from integrations.services.webhooks import (
     webhook_delivery_attempt,
     webhook_delivery_dispatch,
 )
-from memory_project.celery import BrokerTolerantTask
+from memory_project.celery import RETRY_WITH_BACKOFF, BrokerTolerantTask
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +53,7 @@ def telegram_update_task(self, update_id: int) -> str:
         return "failed"
 
 
-@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+@shared_task(**RETRY_WITH_BACKOFF, max_retries=3)
 def integrations_sweep() -> dict:
     """Re-send what lost its message (broker outage, killed worker): due webhook deliveries and
     Telegram updates left pending or failed."""

@@ -15,7 +15,7 @@ from memories.services.import_jobs import import_job_dispatch, import_job_run, i
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_owners, lifecycle_run
 from memories.services.search_stats import search_stats_refresh
 from memories.services.turn_embeddings import fill_started, turn_embeddings_fill
-from memory_project.celery import BrokerTolerantTask
+from memory_project.celery import RETRY_WITH_BACKOFF, BrokerTolerantTask
 from sessions.models import ExtractionJob
 
 logger = logging.getLogger(__name__)
@@ -25,12 +25,12 @@ logger = logging.getLogger(__name__)
 NIGHTLY_DEDUP_WINDOW = timedelta(hours=12)
 
 
-@shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+@shared_task(base=BrokerTolerantTask, **RETRY_WITH_BACKOFF, max_retries=3)
 def memory_access_task(memory_ids: list[str]) -> int:
     return memory_access_apply(memory_ids=memory_ids)
 
 
-@shared_task(base=BrokerTolerantTask, acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+@shared_task(base=BrokerTolerantTask, **RETRY_WITH_BACKOFF, max_retries=3)
 def search_stats_refresh_task(owner_id: int, corpus: str, max_age_seconds: float | None = None) -> bool:
     return search_stats_refresh(owner_id=owner_id, corpus=corpus, max_age_seconds=max_age_seconds)
 
@@ -39,7 +39,7 @@ class LifecycleIncomplete(Exception):
     """A run finished with failed steps; the whole run is retried (every step is idempotent)."""
 
 
-@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+@shared_task(**RETRY_WITH_BACKOFF, max_retries=3)
 def lifecycle_nightly() -> int:
     """Fan out one lifecycle task per owner, so owners run in parallel on the workers and one
     owner's failure is retried on its own."""
@@ -97,7 +97,7 @@ def import_job_task(self, job_id: str) -> str:
         raise self.retry(exc=exc, countdown=min(300, 10 * 2**self.request.retries)) from exc
 
 
-@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+@shared_task(**RETRY_WITH_BACKOFF, max_retries=3)
 def import_jobs_sweep() -> int:
     """Re-send import jobs whose message or worker was lost."""
     due = import_jobs_due()
@@ -131,13 +131,7 @@ def extraction_job_run(self, job_id: str):
     return outcome.status
 
 
-@shared_task(
-    name="sessions.tasks.extraction_jobs_sweep",
-    acks_late=True,
-    autoretry_for=(Exception,),
-    retry_backoff=True,
-    max_retries=3,
-)
+@shared_task(name="sessions.tasks.extraction_jobs_sweep", **RETRY_WITH_BACKOFF, max_retries=3)
 def extraction_jobs_sweep() -> int:
     """Re-send jobs that nobody is working on; returns how many were sent."""
     sent = 0
@@ -153,13 +147,7 @@ def extraction_jobs_sweep() -> int:
 
 
 @shared_task(
-    name="sessions.tasks.turn_embeddings_task",
-    bind=True,
-    base=BrokerTolerantTask,
-    acks_late=True,
-    autoretry_for=(Exception,),
-    retry_backoff=True,
-    max_retries=5,
+    name="sessions.tasks.turn_embeddings_task", bind=True, base=BrokerTolerantTask, **RETRY_WITH_BACKOFF, max_retries=5
 )
 def turn_embeddings_task(self) -> int:
     """Give stored turns their vectors (sent after a turn is stored); returns how many it embedded."""
@@ -168,13 +156,7 @@ def turn_embeddings_task(self) -> int:
     return turn_embeddings_fill()
 
 
-@shared_task(
-    name="sessions.tasks.turn_embeddings_sweep",
-    acks_late=True,
-    autoretry_for=(Exception,),
-    retry_backoff=True,
-    max_retries=3,
-)
+@shared_task(name="sessions.tasks.turn_embeddings_sweep", **RETRY_WITH_BACKOFF, max_retries=3)
 def turn_embeddings_sweep() -> int:
     """Periodic: the turns whose fill never ran (a worker killed, a broker down) get their vectors."""
     filled = turn_embeddings_fill()

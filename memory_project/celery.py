@@ -34,6 +34,12 @@ def _lower_worker_priority(**_) -> None:
         os.nice(settings.WORKER_NICE)
 
 
+# The options of a task that is safe to run again: acknowledged once it has run (a worker lost
+# mid-task leaves the message to another) and retried with exponential backoff on any error;
+# each task adds its own max_retries.
+RETRY_WITH_BACKOFF = {"acks_late": True, "autoretry_for": (Exception,), "retry_backoff": True}
+
+
 class BrokerTolerantTask(Task):
     """Publishing never fails the caller. Used for work whose row is already committed (the sweeper
     re-sends it) or that is best-effort, so a broker outage never turns a stored request into a 500.

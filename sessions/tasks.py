@@ -10,6 +10,7 @@ from celery import shared_task
 from django.conf import settings
 from django.utils import timezone
 
+from memory_project.celery import RETRY_WITH_BACKOFF
 from sessions.models import ChatSession
 from sessions.services.sessions import session_end
 
@@ -18,7 +19,7 @@ logger = logging.getLogger(__name__)
 IDLE_BATCH = 200
 
 
-@shared_task(acks_late=True, autoretry_for=(Exception,), retry_backoff=True, max_retries=3)
+@shared_task(**RETRY_WITH_BACKOFF, max_retries=3)
 def sessions_idle_end() -> int:
     """End sessions idle for SESSION_IDLE_TIMEOUT_MINUTES; ending is idempotent, so overlapping
     runs are harmless."""
