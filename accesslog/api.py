@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 from accesslog.models import QueryKind, QueryLog
 from accesslog.selectors import query_log_list
 from accesslog.services import access_log_flush
-from memory_project.api.fields import request_owner
+from memory_project.api.fields import request_owner, validated
 from memory_project.pagination import StandardPagination, paginated_response
 
 
@@ -43,9 +43,8 @@ class AccessLogApi(APIView):
         "a few seconds after they are answered.",
     )
     def get(self, request):
-        filters = AccessLogFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
+        filters = validated(AccessLogFilterSerializer, request.query_params)
         # What this process answered a moment ago is written now rather than at the next batch.
         access_log_flush(inline=True)
-        logs = query_log_list(owner=request_owner(request), **filters.validated_data)
+        logs = query_log_list(owner=request_owner(request), **filters)
         return paginated_response(request, self, logs, QueryLogOutputSerializer)

@@ -14,7 +14,7 @@ from attachments.models import Attachment
 from attachments.selectors import attachment_get, attachment_list
 from attachments.services import attachment_storage
 from attachments.sniff import TEXT_TYPES
-from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.pagination import StandardPagination, paginated_response
 
 # Types sent under their own name (always as a download); anything else unknown is plain bytes.
@@ -83,9 +83,7 @@ class AttachmentListApi(APIView):
 
     @extend_schema(parameters=[AttachmentFilterSerializer], responses=AttachmentOutputSerializer(many=True))
     def get(self, request):
-        filters = AttachmentFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = filters.validated_data
+        data = validated(AttachmentFilterSerializer, request.query_params)
         qs = attachment_list(
             owner=request_owner(request),
             query=data["q"],

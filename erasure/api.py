@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 
 from erasure.models import ErasureReceipt
 from erasure.services import owner_erase, receipt_verify
-from memory_project.api.fields import CleanCharField, request_owner
+from memory_project.api.fields import CleanCharField, request_owner, validated
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination, paginated_response
 
@@ -69,9 +69,7 @@ class OwnerDataApi(APIView):
     )
     def delete(self, request):
         owner = request_owner(request)
-        query = ErasureQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        data = query.validated_data
+        data = validated(ErasureQuerySerializer, request.query_params)
         if data["confirm"] != owner.get_username():
             raise ServiceError(
                 "Pass confirm=<the owner's username> to erase their data; nothing was erased.",

@@ -9,7 +9,7 @@ from rest_framework.views import APIView
 from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
-from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.pagination import StandardPagination, paginated_response
 
 
@@ -98,9 +98,8 @@ class WebhookListCreateApi(APIView):
         description="The response is the only time the secret is shown.",
     )
     def post(self, request):
-        serializer = WebhookCreateInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        subscription = webhook_subscription_create(owner=request_owner(request), **serializer.validated_data)
+        data = validated(WebhookCreateInputSerializer, request.data)
+        subscription = webhook_subscription_create(owner=request_owner(request), **data)
         return Response(WebhookCreatedOutputSerializer(subscription).data, status=status.HTTP_201_CREATED)
 
 

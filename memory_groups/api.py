@@ -15,7 +15,7 @@ from memory_groups.services import (
     group_members_unassign,
     group_update,
 )
-from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.schema import ErrorSerializer
 from memory_project.pagination import StandardPagination, paginated_response
 
@@ -89,9 +89,7 @@ class GroupListCreateApi(APIView):
 
     @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer, 409: ErrorSerializer})
     def post(self, request):
-        serializer = GroupInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated(GroupInputSerializer, request.data)
         group = group_create(
             owner=request_owner(request),
             name=data["name"],
@@ -110,9 +108,7 @@ class GroupDetailApi(APIView):
     @extend_schema(request=GroupPatchSerializer, responses={200: GroupOutputSerializer, 409: ErrorSerializer})
     def patch(self, request, group_id):
         group = group_get(owner=request_owner(request), group_id=group_id)
-        serializer = GroupPatchSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        data = dict(validated(GroupPatchSerializer, request.data))
         if "parent" in data:
             data["parent_id"] = data.pop("parent")
         group = group_update(group=group, **data)
@@ -128,9 +124,8 @@ class GroupAssignApi(APIView):
     @extend_schema(request=MemberIdsSerializer, responses=GroupOutputSerializer)
     def post(self, request, group_id):
         group = group_get(owner=request_owner(request), group_id=group_id)
-        serializer = MemberIdsSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        group_members_assign(group=group, memory_ids=serializer.validated_data["memory_ids"])
+        data = validated(MemberIdsSerializer, request.data)
+        group_members_assign(group=group, memory_ids=data["memory_ids"])
         return Response(_out(request, group))
 
 
@@ -138,6 +133,5 @@ class GroupUnassignApi(APIView):
     @extend_schema(request=MemberIdsSerializer, responses=UnassignOutputSerializer)
     def post(self, request, group_id):
         group = group_get(owner=request_owner(request), group_id=group_id)
-        serializer = MemberIdsSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        return Response(group_members_unassign(group=group, memory_ids=serializer.validated_data["memory_ids"]))
+        data = validated(MemberIdsSerializer, request.data)
+        return Response(group_members_unassign(group=group, memory_ids=data["memory_ids"]))

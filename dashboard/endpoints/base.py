@@ -10,6 +10,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.views import APIView
 
 from dashboard.owners import owner_for
+from memory_project.api.fields import validated
 from memory_project.exceptions import ServiceError
 
 
@@ -50,10 +51,7 @@ class DashboardApi(APIView):
 
     def query(self, serializer_class: type[serializers.Serializer]) -> dict:
         """Validated query parameters (`owner` is the page's, read by owner_for, not a filter)."""
-        params = {k: v for k, v in self.request.query_params.items() if k != "owner"}
-        serializer = serializer_class(data=params)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
+        return validated(serializer_class, {k: v for k, v in self.request.query_params.items() if k != "owner"})
 
     def json_object(self) -> dict:
         """The body as a JSON object (empty when there is none); anything else is a 400."""
@@ -63,6 +61,4 @@ class DashboardApi(APIView):
         return data
 
     def body(self, serializer_class: type[serializers.Serializer]) -> dict:
-        serializer = serializer_class(data=self.request.data)
-        serializer.is_valid(raise_exception=True)
-        return serializer.validated_data
+        return validated(serializer_class, self.request.data)

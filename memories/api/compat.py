@@ -24,7 +24,7 @@ from memories.services.decisions import memory_write
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
 from memories.services.search import memory_search_run
 from memories.services.transfer import memory_to_seed_004
-from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer, request_owner
+from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer, request_owner, validated
 from memory_project.exceptions import ServiceError
 
 SEED_CATEGORIES = ("preferences", "facts", "tasks", "reflections", "procedural", "general")
@@ -103,7 +103,7 @@ class AgentSerializer(StrictSerializer):
 
 
 def _run_lifecycle(request, step: str) -> Response:
-    LifecycleRunInputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+    validated(LifecycleRunInputSerializer, request.data or {})
     run = lifecycle_run(owner=request_owner(request), trigger="api")
     busy = run.status == LifecycleRun.RunStatus.FAILED and run.error == LOCK_BUSY_ERROR
     body = {
@@ -160,9 +160,7 @@ class CompatProceduralApi(APIView):
         description="The procedural memories (skills, error lessons, rules), strongest first, in memory.json shape.",
     )
     def get(self, request):
-        query = ProceduralQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        args = query.validated_data
+        args = validated(ProceduralQuerySerializer, request.query_params.dict())
         statuses = [Status.ACTIVE, Status.ARCHIVED] if args["include_archived"] else [Status.ACTIVE]
         qs = (
             Memory.objects.filter(
@@ -189,9 +187,8 @@ class CompatRollingSummaryApi(APIView):
         summary="Seed 004: GET /api/memory/rolling-summary",
     )
     def get(self, request):
-        query = AgentSerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        core = CoreMemory.objects.filter(owner=request_owner(request), agent=query.validated_data["agent"]).first()
+        query = validated(AgentSerializer, request.query_params.dict())
+        core = CoreMemory.objects.filter(owner=request_owner(request), agent=query["agent"]).first()
         return Response(
             {
                 "rolling_summary": core.rolling_summary if core else "",
@@ -206,9 +203,7 @@ class CompatRollingSummaryApi(APIView):
         description="Replaces the owner's rolling summary (CoreMemory.rolling_summary).",
     )
     def put(self, request):
-        serializer = RollingSummarySerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated(RollingSummarySerializer, request.data)
         core, _ = CoreMemory.objects.update_or_create(
             owner=request_owner(request), agent=data["agent"], defaults={"rolling_summary": data["rolling_summary"]}
         )
@@ -247,9 +242,7 @@ class CompatEntriesApi(APIView):
         "and access_count; active and archived memories, newest first.",
     )
     def get(self, request):
-        query = EntriesQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        args = query.validated_data
+        args = validated(EntriesQuerySerializer, request.query_params.dict())
         owner = request_owner(request)
         qs = Memory.objects.filter(owner=owner, agent=args["agent"], status__in=[Status.ACTIVE, Status.ARCHIVED])
         categories = _category_filter(args.get("category"))
@@ -276,9 +269,7 @@ class CompatEntriesApi(APIView):
         "its importance. 201 when a memory was added (or superseded an old one), 200 otherwise.",
     )
     def post(self, request):
-        serializer = EntryCreateSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated(EntryCreateSerializer, request.data)
         with transaction.atomic():
             draft = MemoryDraft(
                 content=data["content"],
@@ -324,9 +315,7 @@ class CompatSearchApi(APIView):
         description="Hybrid search over memories, ranked with or without decay (`use_decay`).",
     )
     def post(self, request):
-        serializer = CompatSearchSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        args = dict(serializer.validated_data)
+        args = dict(validated(CompatSearchSerializer, request.data))
         owner = request_owner(request)
         categories = _category_filter(args.pop("category"))
         found = memory_search_run(owner=owner, scope="memories", categories=categories, **args)

@@ -7,7 +7,7 @@ from rest_framework.views import APIView
 
 from memories.models import LifecycleRun
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
-from memory_project.api.fields import StrictSerializer, request_owner
+from memory_project.api.fields import StrictSerializer, request_owner, validated
 from memory_project.pagination import StandardPagination, paginated_response
 
 
@@ -31,7 +31,7 @@ class LifecycleRunApi(APIView):
         f"(the returned run has status `failed` and error `{LOCK_BUSY_ERROR}`).",
     )
     def post(self, request):
-        LifecycleRunInputSerializer(data=request.data or {}).is_valid(raise_exception=True)
+        validated(LifecycleRunInputSerializer, request.data or {})
         run = lifecycle_run(owner=request_owner(request), trigger="api")
         busy = run.status == LifecycleRun.RunStatus.FAILED and run.error == LOCK_BUSY_ERROR
         return Response(

@@ -26,7 +26,7 @@ from memories.services.transfer import (
     memory_export,
     memory_import_text,
 )
-from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
+from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination
@@ -161,10 +161,8 @@ class ImportApi(APIView):
     def post(self, request):
         owner = request_owner(request)
         if request.content_type.startswith("multipart/"):
-            data = {key: request.data.get(key) for key in request.data}
-            serializer = ImportUploadSerializer(data=data)
-            serializer.is_valid(raise_exception=True)
-            upload = serializer.validated_data["file"]
+            args = validated(ImportUploadSerializer, {key: request.data.get(key) for key in request.data})
+            upload = args["file"]
             if upload.size > max_import_bytes():
                 raise ServiceError(
                     f"The file is larger than {max_import_bytes()} bytes.", code="too_large", status_code=413
@@ -175,15 +173,13 @@ class ImportApi(APIView):
                 raise ServiceError("The file is not UTF-8 text.") from None
             name = upload.name or ""
         else:
-            serializer = ImportJsonSerializer(data=request.data)
-            serializer.is_valid(raise_exception=True)
-            text = serializer.validated_data["content"]
+            args = validated(ImportJsonSerializer, request.data)
+            text = args["content"]
             if len(text.encode()) > max_import_bytes():
                 raise ServiceError(
                     f"The content is larger than {max_import_bytes()} bytes.", code="too_large", status_code=413
                 )
-            name = serializer.validated_data["name"]
-        args = serializer.validated_data
+            name = args["name"]
         large = len(text.encode()) > settings.MEMORY_IMPORT_SYNC_MAX_BYTES
         if large and args["background"] is False:
             raise ServiceError(
@@ -277,12 +273,11 @@ class ExportApi(APIView):
         "status and strength), USER.md, or our full-fidelity JSONL.",
     )
     def get(self, request):
-        query = ExportQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
-        fmt = query.validated_data["format"]
+        query = validated(ExportQuerySerializer, request.query_params.dict())
+        fmt = query["format"]
         owner = request_owner(request)
-        group_ids = memory_group_filter_ids(owner=owner, ref=query.validated_data["group"])
-        text = memory_export(owner=owner, fmt=fmt, agent=query.validated_data["agent"], group_ids=group_ids)
+        group_ids = memory_group_filter_ids(owner=owner, ref=query["group"])
+        text = memory_export(owner=owner, fmt=fmt, agent=query["agent"], group_ids=group_ids)
         response = HttpResponse(text, content_type=EXPORT_CONTENT_TYPES[fmt])
         response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILE_NAMES[fmt]}"'
         return response
@@ -324,15 +319,12 @@ class _MarkdownViewApi(APIView):
     view = "memory-md"
 
     def get(self, request):
-        query = AgentQuerySerializer(data=request.query_params.dict())
-        query.is_valid(raise_exception=True)
+        query = validated(AgentQuerySerializer, request.query_params.dict())
         owner = request_owner(request)
-        return Response(memory_md_get(owner=owner, agent=query.validated_data["agent"], view=self.view))
+        return Response(memory_md_get(owner=owner, agent=query["agent"], view=self.view))
 
     def put(self, request):
-        serializer = MemoryMdPutSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = serializer.validated_data
+        data = validated(MemoryMdPutSerializer, request.data)
         if len(data["content"].encode()) > max_import_bytes():
             raise ServiceError("The content is too large.", code="too_large", status_code=413)
         result = memory_md_apply(

@@ -38,7 +38,7 @@ from memories.services.memories import memory_update
 from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
-from memory_project.api.fields import CleanCharField, request_owner
+from memory_project.api.fields import CleanCharField, request_owner, validated
 from memory_project.exceptions import ServiceError
 from memory_project.pagination import StandardPagination, paginated_response
 from sessions.selectors.sessions import session_get
@@ -87,9 +87,7 @@ class MemoryListCreateApi(APIView):
 
     @extend_schema(parameters=[MemoryListFilterSerializer], responses=MemoryOutputSerializer(many=True))
     def get(self, request):
-        filters = MemoryListFilterSerializer(data=request.query_params)
-        filters.is_valid(raise_exception=True)
-        data = dict(filters.validated_data)
+        data = dict(validated(MemoryListFilterSerializer, request.query_params))
         owner = request_owner(request)
         qs = memory_list(
             owner=owner, group_ids=memory_group_filter_ids(owner=owner, ref=data.pop("group", None)), **data
@@ -105,9 +103,7 @@ class MemoryListCreateApi(APIView):
         "(201 with `action: delete` and `superseded_ids`).",
     )
     def post(self, request):
-        serializer = MemoryCreateInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        data = dict(validated(MemoryCreateInputSerializer, request.data))
         expires_at = data.pop("expires_at", None)
         actor = actor_of(request)
         draft = MemoryDraft(**data, source=Source.USER_EXPLICIT)
@@ -143,11 +139,8 @@ class MemoryDetailApi(APIView):
     @extend_schema(request=MemoryUpdateInputSerializer, responses=MemoryOutputSerializer)
     def patch(self, request, memory_id):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
-        serializer = MemoryUpdateInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        memory = memory_change(
-            memory=memory, actor=actor_of(request), changes=serializer.validated_data, moderator=request.user.is_staff
-        )
+        data = validated(MemoryUpdateInputSerializer, request.data)
+        memory = memory_change(memory=memory, actor=actor_of(request), changes=data, moderator=request.user.is_staff)
         return Response(MemoryOutputSerializer(memory).data)
 
     @extend_schema(
@@ -159,9 +152,8 @@ class MemoryDetailApi(APIView):
     )
     def delete(self, request, memory_id):
         memory = memory_get(owner=request_owner(request), memory_id=memory_id)
-        query = MemoryDeleteQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        if query.validated_data["purge"]:
+        query = validated(MemoryDeleteQuerySerializer, request.query_params)
+        if query["purge"]:
             memory_delete_hard(memory=memory, actor=actor_of(request))
         else:
             memory_forget(memory=memory, actor=actor_of(request), reason="deleted through the API")
@@ -180,10 +172,8 @@ class MemoryHistoryApi(APIView):
 class SearchApi(APIView):
     @extend_schema(request=SearchInputSerializer, responses=SearchOutputSerializer)
     def post(self, request):
-        serializer = SearchInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        data = dict(validated(SearchInputSerializer, request.data))
         owner = request_owner(request)
-        data = dict(serializer.validated_data)
         group_ids = memory_group_filter_ids(owner=owner, ref=data.pop("group", None))
         found = memory_search_run(owner=owner, group_ids=group_ids, served_as="search", **data)
         return Response(found)
@@ -192,9 +182,7 @@ class SearchApi(APIView):
 class ContextApi(APIView):
     @extend_schema(parameters=[ContextQuerySerializer], responses=ContextOutputSerializer)
     def get(self, request):
-        serializer = ContextQuerySerializer(data=request.query_params.dict())
-        serializer.is_valid(raise_exception=True)
-        data = dict(serializer.validated_data)
+        data = dict(validated(ContextQuerySerializer, request.query_params.dict()))
         data.pop("owner", None)
         owner = request_owner(request)
         if data.get("session_id") is not None:
@@ -242,9 +230,8 @@ class ToolExecuteApi(APIView):
             )
         if not isinstance(request.data, dict):
             raise ServiceError("The body must be a JSON object with the tool's arguments.")
-        query = ToolQuerySerializer(data=request.query_params)
-        query.is_valid(raise_exception=True)
-        agent = query.validated_data.get("agent", "")
+        query = validated(ToolQuerySerializer, request.query_params)
+        agent = query.get("agent", "")
         return Response(
             tool_execute(
                 owner=request_owner(request), name=name, arguments=request.data, actor=actor_of(request), agent=agent

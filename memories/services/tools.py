@@ -6,7 +6,7 @@ from memories.drafts import MemoryDraft
 from memories.models import Category
 from memories.services.decisions import memory_forget_matching, memory_write
 from memories.services.search import memory_search_run
-from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer
+from memory_project.api.fields import CleanCharField, ContentField, StrictSerializer, validated
 from memory_project.exceptions import ServiceError
 
 
@@ -38,7 +38,7 @@ def _brief(result: dict) -> dict:
 
 def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = "") -> dict:
     if name == "search_memory":
-        args = _validated(_SearchArgs, arguments)
+        args = validated(_SearchArgs, arguments)
         found = memory_search_run(
             owner=owner,
             query=args["query"],
@@ -50,11 +50,11 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
         )
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "search_conversation_traces":
-        args = _validated(_TraceArgs, arguments)
+        args = validated(_TraceArgs, arguments)
         found = memory_search_run(owner=owner, query=args["query"], top_k=args["top_k"], scope="turns", agent=agent)
         return {"results": [_brief(r) for r in found["results"]]}
     if name == "memory_write":
-        args = _validated(_WriteArgs, arguments)
+        args = validated(_WriteArgs, arguments)
         draft = MemoryDraft(
             content=args["content"], category=args["category"], importance=args["importance"], agent=agent
         )
@@ -67,15 +67,9 @@ def tool_execute(*, owner, name: str, arguments: dict, actor: str, agent: str = 
             "superseded_ids": [str(m.pk) for m in result.superseded],
         }
     if name == "memory_forget":
-        args = _validated(_ForgetArgs, arguments)
+        args = validated(_ForgetArgs, arguments)
         forgotten = memory_forget_matching(owner=owner, query=args["query"], actor=actor, agent=agent)
         if forgotten is None:
             return {"forgotten": None}
         return {"forgotten": {"id": str(forgotten.pk), "content": forgotten.content}}
     raise ServiceError(f"Unknown tool {name!r}.", code="not_found", status_code=404)
-
-
-def _validated(serializer_class, arguments) -> dict:
-    serializer = serializer_class(data=arguments)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data

@@ -8,6 +8,13 @@ from django.http import Http404
 from rest_framework import serializers
 
 
+def validated(serializer_class: type[serializers.Serializer], data) -> dict:
+    """`data` as `serializer_class` validates it; invalid data raises the ValidationError every API answers 400 with."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
 class CleanCharField(serializers.CharField):
     def to_internal_value(self, data):
         if not isinstance(data, str):

@@ -5,7 +5,7 @@ from rest_framework.views import APIView
 
 from attachments.api import AttachmentOutputSerializer
 from attachments.selectors import turn_attachments
-from memory_project.api.fields import request_owner
+from memory_project.api.fields import request_owner, validated
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import Conflict
 from memory_project.pagination import StandardPagination, paginated_response
@@ -27,12 +27,6 @@ from sessions.services.scratchpad import scratchpad_update
 from sessions.services.sessions import session_create, session_end, turn_append_many
 
 
-def _filters(serializer_class, request) -> dict:
-    filters = serializer_class(data=request.query_params)
-    filters.is_valid(raise_exception=True)
-    return filters.validated_data
-
-
 class TurnCreatedSerializer(serializers.Serializer):
     ids = serializers.ListField(child=serializers.UUIDField())
     turns = serializers.ListField(child=serializers.DictField())
@@ -51,7 +45,7 @@ class SessionListCreateApi(APIView):
         responses=SessionOutputSerializer(many=True),
     )
     def get(self, request):
-        params = _filters(SessionListFilterSerializer, request)
+        params = validated(SessionListFilterSerializer, request.query_params)
         qs = session_list(
             owner=request_owner(request),
             status=params.get("status"),
@@ -62,9 +56,8 @@ class SessionListCreateApi(APIView):
 
     @extend_schema(request=SessionInputSerializer, responses={201: SessionOutputSerializer})
     def post(self, request):
-        serializer = SessionInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        session = session_create(owner=request_owner(request), **serializer.validated_data)
+        data = validated(SessionInputSerializer, request.data)
+        session = session_create(owner=request_owner(request), **data)
         return Response(SessionOutputSerializer(session).data, status=status.HTTP_201_CREATED)
 
 
@@ -100,9 +93,8 @@ class TurnListCreateApi(APIView):
             # Refused before any work (embedding included); the service re-checks under the row lock.
             raise Conflict("This session has ended; start a new session to add turns.", code="session_ended")
         bulk = isinstance(request.data, dict) and "turns" in request.data
-        serializer = (BulkTurnInputSerializer if bulk else TurnInputSerializer)(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        turns = serializer.validated_data["turns"] if bulk else [serializer.validated_data]
+        data = validated(BulkTurnInputSerializer if bulk else TurnInputSerializer, request.data)
+        turns = data["turns"] if bulk else [data]
         stored = turn_append_many(session=session, turns=turns)
         ids = [str(t.id) for t in stored]
         body = {
@@ -135,7 +127,7 @@ class EpisodeListApi(APIView):
 
     @extend_schema(parameters=[OpenApiParameter("agent", str)], responses=EpisodeOutputSerializer(many=True))
     def get(self, request):
-        agent = _filters(AgentFilterSerializer, request).get("agent")
+        agent = validated(AgentFilterSerializer, request.query_params).get("agent")
         qs = episode_list(owner=request_owner(request), agent=agent)
         return paginated_response(request, self, qs, EpisodeOutputSerializer)
 
@@ -143,13 +135,12 @@ class EpisodeListApi(APIView):
 class ScratchpadApi(APIView):
     @extend_schema(parameters=[OpenApiParameter("agent", str)], responses=ScratchpadSerializer)
     def get(self, request):
-        agent = _filters(AgentFilterSerializer, request).get("agent", "")
+        agent = validated(AgentFilterSerializer, request.query_params).get("agent", "")
         pad = scratchpad_get(owner=request_owner(request), agent=agent)
         return Response(ScratchpadSerializer(pad).data)
 
     @extend_schema(request=ScratchpadInputSerializer, responses=ScratchpadSerializer)
     def put(self, request):
-        serializer = ScratchpadInputSerializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
-        pad = scratchpad_update(owner=request_owner(request), **serializer.validated_data)
+        data = validated(ScratchpadInputSerializer, request.data)
+        pad = scratchpad_update(owner=request_owner(request), **data)
         return Response(ScratchpadSerializer(pad).data)
