@@ -274,13 +274,17 @@ class ExportApi(APIView):
     )
     def get(self, request):
         query = validated(ExportQuerySerializer, request.query_params.dict())
-        fmt = query["format"]
-        owner = request_owner(request)
-        group_ids = memory_group_filter_ids(owner=owner, ref=query["group"])
-        text = memory_export(owner=owner, fmt=fmt, agent=query["agent"], group_ids=group_ids)
-        response = HttpResponse(text, content_type=EXPORT_CONTENT_TYPES[fmt])
-        response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILE_NAMES[fmt]}"'
-        return response
+        return export_download(owner=request_owner(request), query=query)
+
+
+def export_download(*, owner, query: dict) -> HttpResponse:
+    """The export an ExportQuerySerializer's `query` asks for, as a file to save (the API's and the dashboard's)."""
+    fmt = query["format"]
+    group_ids = memory_group_filter_ids(owner=owner, ref=query["group"])
+    text = memory_export(owner=owner, fmt=fmt, agent=query["agent"], group_ids=group_ids)
+    response = HttpResponse(text, content_type=EXPORT_CONTENT_TYPES[fmt])
+    response["Content-Disposition"] = f'attachment; filename="{EXPORT_FILE_NAMES[fmt]}"'
+    return response
 
 
 class MemoryMdPutSerializer(StrictSerializer):
