@@ -7,6 +7,9 @@ a session-level advisory lock or a LISTEN needs a connection that stays open as 
 import logging
 import os
 import sys
+from contextlib import contextmanager
+
+from django.db import connection
 
 logger = logging.getLogger(__name__)
 
@@ -20,6 +23,19 @@ def _forget_pools_after_fork() -> None:
 
 
 os.register_at_fork(after_in_child=_forget_pools_after_fork)
+
+
+@contextmanager
+def thread_work(log: logging.Logger, failure: str, *args):
+    """Work on a thread of our own (a pool's, a heartbeat's): an error is logged with `failure` % args,
+    as nobody waits on the thread to be told, and the thread's connection is closed after, as it
+    would sit idle until the thread's next piece of work."""
+    try:
+        yield
+    except Exception:
+        log.exception(failure, *args)
+    finally:
+        connection.close()
 
 
 def direct_connection_params(purpose: str) -> dict:

@@ -22,6 +22,7 @@ from django.utils import timezone
 
 from integrations.models import WebhookDelivery
 from integrations.services.webhooks import webhook_delivery_attempt
+from memory_project.dbconn import thread_work
 
 logger = logging.getLogger(__name__)
 
@@ -110,11 +111,9 @@ class _Scheduler:
 
     def _attempt(self, delivery_id, subscription_id) -> None:
         try:
-            webhook_delivery_attempt(delivery_id=delivery_id)
-        except Exception:
-            logger.exception("webhook delivery %s failed", delivery_id)
+            with thread_work(logger, "webhook delivery %s failed", delivery_id):
+                webhook_delivery_attempt(delivery_id=delivery_id)
         finally:
-            connection.close()
             with self._lock:
                 self._in_flight.discard(subscription_id)
             self._wake.set()

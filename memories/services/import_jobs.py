@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -23,6 +23,7 @@ from memories.formats.memory_json import FormatError
 from memories.models import ImportJob
 from memories.services.import_validation import ImportInvalid, import_progress
 from memories.services.transfer import memory_import_text
+from memory_project.dbconn import thread_work
 
 logger = logging.getLogger(__name__)
 
@@ -72,12 +73,8 @@ def import_job_dispatch(*, job_id) -> None:
 
 
 def _run_in_thread(job_id: str) -> None:
-    try:
+    with thread_work(logger, "import job %s failed; the sweep runs it again", job_id):
         import_job_run(job_id=job_id)
-    except Exception:
-        logger.exception("import job %s failed; the sweep runs it again", job_id)
-    finally:
-        connection.close()
 
 
 def import_job_drain(timeout: float = 60) -> None:
@@ -128,7 +125,7 @@ class _ProgressWriter:
 
     def _run(self) -> None:
         written = None
-        try:
+        with thread_work(logger, "import job %s: could not record progress", self.job_id):
             while not self._stop.wait(HEARTBEAT_SECONDS):
                 done, total = self._latest
                 fields = {"heartbeat_at": timezone.now()}
@@ -136,10 +133,6 @@ class _ProgressWriter:
                     fields.update(processed=done, total=total)
                     written = (done, total)
                 ImportJob.objects.filter(pk=self.job_id, status=ImportJob.JobStatus.RUNNING).update(**fields)
-        except Exception:
-            logger.exception("import job %s: could not record progress", self.job_id)
-        finally:
-            connection.close()
 
 
 def _finish(job_id, **fields) -> None:
