@@ -66,8 +66,8 @@ def memory_strength_series(*, memory: Memory, events, horizon_days: int = 365) -
     }
 
 
-# How a relation reads from each end, and which of a pair's types names it (a supersede is also
-# recorded as a contradiction: one row, "supersedes", not two).
+# How a relation reads from each end, strongest first: the strongest of a pair's types names it (a
+# supersede is also recorded as a contradiction: one row, "supersedes", not two).
 RELATION_WORDS = {
     "supersedes": ("supersedes", "superseded by"),
     "contradicts": ("contradicts", "contradicted by"),
@@ -76,8 +76,7 @@ RELATION_WORDS = {
     "related": ("related to", "related to"),
 }
 
-
-RELATION_ORDER = ("supersedes", "contradicts", "refines", "supports", "related")
+RELATION_ORDER = tuple(RELATION_WORDS)
 
 
 def memory_relations(*, memory: Memory) -> list[dict]:

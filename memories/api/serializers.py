@@ -302,14 +302,11 @@ class ToolListOutputSerializer(serializers.Serializer):
     tools = ToolSchemaSerializer(many=True)
 
 
-class ToolSearchResultSerializer(serializers.Serializer):
-    type = serializers.ChoiceField(choices=["memory", "turn"])
-    id = serializers.UUIDField()
-    content = serializers.CharField()
-    score = serializers.FloatField()
-    created_at = serializers.DateTimeField()
+# A search result as the search tool answers it (memories.services.tools._brief): without the
+# per-signal scores, and session_id and source_turns only where the result has them.
+class ToolSearchResultSerializer(SearchResultSerializer):
+    scores = None
     session_id = serializers.UUIDField(allow_null=True, required=False)
-    metadata = serializers.JSONField()
     source_turns = SourceRefSerializer(many=True, required=False)
 
 
