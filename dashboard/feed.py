@@ -16,6 +16,8 @@ from memories.services.lifecycle import lifecycle_completed_payload
 from memories.services.memories import memory_changed_payload
 from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 
+# The event types the feed rebuilds from their rows, then those it only shows as they happen (progress,
+# rule alerts and notifications leave no row behind); the page's filter lists both, in this order.
 FEED_TYPES = (
     "memory.changed",
     "memory.contradiction",
@@ -24,6 +26,7 @@ FEED_TYPES = (
     "turn.created",
     "lifecycle.completed",
 )
+LIVE_ONLY_TYPES = ("lifecycle.progress", "memory.write.important", "notification")
 RECENT_DAYS = 7
 MAX_LIMIT = 100
 # Lifecycle checkpoints of decay are bookkeeping, not something that happened to the memory.

@@ -12,6 +12,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.functional import SimpleLazyObject
 
+from dashboard.feed import FEED_TYPES, LIVE_ONLY_TYPES
 from dashboard.owners import owner_choices, owner_for, owner_query
 from memories.models import Memory, Status
 
@@ -90,6 +91,7 @@ def chrome(request) -> dict:
             lambda: Memory.objects.filter(owner=owner, status=Status.PENDING_REVIEW).count()
         ),
         "nav": nav_sections(owner_qs),
+        "feed_types": [*FEED_TYPES, *LIVE_ONLY_TYPES],
     }
 
 

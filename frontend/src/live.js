@@ -8,17 +8,8 @@ import { api, debounce, el, fmtDateTime, isStaff, memoryUrl, ownerId, sessionUrl
 
 const MAX_ITEMS = 100;
 const FILTER_KEY = "memory-dashboard.feed-hidden";
-const EVENT_TYPES = [
-  "memory.changed",
-  "memory.contradiction",
-  "extraction.completed",
-  "session.ended",
-  "turn.created",
-  "lifecycle.completed",
-  "lifecycle.progress",
-  "memory.write.important",
-  "notification",
-];
+// The filter's event types, listed once in dashboard/feed.py and written into the page by base.html.
+const EVENT_TYPES = JSON.parse(document.getElementById("feed-types")?.textContent ?? "[]");
 let hidden = loadHidden();
 const CLOSE_UNAUTHENTICATED = 4401;
 let socket = null;
