@@ -1,34 +1,8 @@
 // Chart.js with only the parts the dashboard draws, loaded on the pages that need it.
-import {
-  ArcElement,
-  BarController,
-  BarElement,
-  CategoryScale,
-  Chart,
-  DoughnutController,
-  Filler,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-} from "chart.js";
+import { Chart } from "chart.js";
+import * as parts from "./chart-parts.js";
 
-Chart.register(
-  ArcElement,
-  BarController,
-  BarElement,
-  CategoryScale,
-  DoughnutController,
-  Filler,
-  Legend,
-  LinearScale,
-  LineController,
-  LineElement,
-  PointElement,
-  Tooltip,
-);
+Chart.register(...Object.values(parts));
 Chart.defaults.font.family = getComputedStyle(document.body).fontFamily;
 Chart.defaults.color = "#475569";
 // Charts are redrawn on live updates; animating each of those is noise on a busy dashboard.
