@@ -1,6 +1,7 @@
 """Dashboard pages. Thin: each reads through selectors and writes through services, scoped to the
 owner picked by dashboard.owners.owner_for (the user, or the owner a staff member switched to)."""
 
+import functools
 import json
 import re
 import uuid
@@ -151,15 +152,27 @@ def memory_detail(request, memory_id):
     )
 
 
-def _back_to_memory(request, owner, memory_id):
-    return redirect(reverse("dashboard:memory", args=[memory_id]) + owner_query(request, owner))
+def _memory_form(handle):
+    """A form posted from the memory page: `handle(request, memory)` makes the change, a ServiceError
+    becomes the page's error message, and the browser goes back to the memory either way."""
+
+    @login_required
+    @require_POST
+    @functools.wraps(handle)
+    def view(request, memory_id):
+        owner = owner_for(request)
+        memory = memory_get(owner=owner, memory_id=memory_id)
+        try:
+            handle(request, memory)
+        except ServiceError as error:
+            messages.error(request, error.message)
+        return redirect(reverse("dashboard:memory", args=[memory_id]) + owner_query(request, owner))
+
+    return view
 
 
-@login_required
-@require_POST
-def memory_detail_edit(request, memory_id):
-    owner = owner_for(request)
-    memory = memory_get(owner=owner, memory_id=memory_id)
+@_memory_form
+def memory_detail_edit(request, memory):
     data = {
         k: request.POST[k] for k in ("content", "category", "retention", "subject", "predicate") if k in request.POST
     }
@@ -168,55 +181,35 @@ def memory_detail_edit(request, memory_id):
             data["importance"] = float(request.POST["importance"])
         except ValueError:
             data["importance"] = None
-    try:
-        services.memory_edit(
-            memory=memory,
-            actor=_actor(request),
-            changes=services.memory_edit_changes(data),
-            moderator=request.user.is_staff,
-        )
-        messages.success(request, "Saved.")
-    except ServiceError as error:
-        messages.error(request, error.message)
-    return _back_to_memory(request, owner, memory_id)
+    services.memory_edit(
+        memory=memory,
+        actor=_actor(request),
+        changes=services.memory_edit_changes(data),
+        moderator=request.user.is_staff,
+    )
+    messages.success(request, "Saved.")
 
 
-@login_required
-@require_POST
-def memory_detail_action(request, memory_id):
-    owner = owner_for(request)
-    memory = memory_get(owner=owner, memory_id=memory_id)
-    try:
-        services.memory_action(
-            memory=memory, action=request.POST.get("action", ""), actor=_actor(request), moderator=request.user.is_staff
-        )
-    except ServiceError as error:
-        messages.error(request, error.message)
-    return _back_to_memory(request, owner, memory_id)
+@_memory_form
+def memory_detail_action(request, memory):
+    services.memory_action(
+        memory=memory, action=request.POST.get("action", ""), actor=_actor(request), moderator=request.user.is_staff
+    )
 
 
-@login_required
-@require_POST
-def memory_detail_revert(request, memory_id):
-    owner = owner_for(request)
-    memory = memory_get(owner=owner, memory_id=memory_id)
+@_memory_form
+def memory_detail_revert(request, memory):
     try:
         event_id = int(request.POST.get("event", ""))
     except ValueError:
         messages.error(request, "Pick a history entry to revert to.")
-        return _back_to_memory(request, owner, memory_id)
-    try:
-        before = memory.version
-        reverted = memory_revert(
-            memory=memory, event_id=event_id, actor=_actor(request), moderator=request.user.is_staff
-        )
-        if reverted.version == before:
-            messages.info(request, "The memory is already at that version.")
-        else:
-            messages.success(request, "Reverted; the revert is in the history.")
-    except ServiceError as error:
-        messages.error(request, error.message)
-    return _back_to_memory(request, owner, memory_id)
+        return
+    before = memory.version
+    reverted = memory_revert(memory=memory, event_id=event_id, actor=_actor(request), moderator=request.user.is_staff)
+    if reverted.version == before:
+        messages.info(request, "The memory is already at that version.")
+    else:
+        messages.success(request, "Reverted; the revert is in the history.")
 
 
 @login_required
