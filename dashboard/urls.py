@@ -1,44 +1,37 @@
-from django.urls import path
+from django.urls import include, path
 
 from dashboard import views, views_analytics, views_core, views_eval, views_import, views_settings
 from dashboard.endpoints import chat, context, core, graph, live, memories, operate, settings
 
 app_name = "dashboard"
 
+# JSON for the pages' scripts, under /dashboard/api/.
 api_patterns = [
-    path("dashboard/api/overview/", memories.OverviewApi.as_view(), name="api-overview"),
-    path("dashboard/api/memories/", memories.MemoryBrowseApi.as_view(), name="api-memories"),
-    path("dashboard/api/memories/bulk/", memories.MemoryBulkApi.as_view(), name="api-memory-bulk"),
-    path("dashboard/api/memories/<uuid:memory_id>/", memories.MemoryApi.as_view(), name="api-memory"),
-    path(
-        "dashboard/api/memories/<uuid:memory_id>/action/", memories.MemoryActionApi.as_view(), name="api-memory-action"
-    ),
-    path(
-        "dashboard/api/memories/<uuid:memory_id>/revert/", memories.MemoryRevertApi.as_view(), name="api-memory-revert"
-    ),
-    path("dashboard/api/graph/", graph.GraphApi.as_view(), name="api-graph"),
-    path("dashboard/api/export/", operate.ExportDownloadApi.as_view(), name="api-export"),
-    path("dashboard/api/lifecycle/run/", operate.LifecycleRunNowApi.as_view(), name="api-lifecycle-run"),
-    path("dashboard/api/graph/entities/", graph.GraphEntitiesApi.as_view(), name="api-graph-entities"),
-    path(
-        "dashboard/api/strength-distribution/",
-        memories.StrengthDistributionApi.as_view(),
-        name="api-strength-distribution",
-    ),
-    path("dashboard/api/chat/send/", chat.ChatSendApi.as_view(), name="api-chat-send"),
-    path("dashboard/api/chat/end/", chat.ChatEndApi.as_view(), name="api-chat-end"),
-    path("dashboard/api/chat/<uuid:session_id>/extracted/", chat.ChatExtractedApi.as_view(), name="api-chat-extracted"),
-    path("dashboard/api/pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
-    path("dashboard/api/events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
-    path("dashboard/api/context/", context.ContextPreviewApi.as_view(), name="api-context"),
-    path("dashboard/api/keys/", settings.ApiKeyListApi.as_view(), name="api-keys"),
-    path("dashboard/api/keys/<int:key_id>/revoke/", settings.ApiKeyRevokeApi.as_view(), name="api-key-revoke"),
-    path("dashboard/api/webhooks/", settings.WebhookListApi.as_view(), name="api-webhooks"),
-    path("dashboard/api/webhooks/<uuid:webhook_id>/", settings.WebhookDetailApi.as_view(), name="api-webhook"),
-    path("dashboard/api/core/", core.CoreMemoryApi.as_view(), name="api-core"),
-    path("dashboard/api/core/rolling-summary/", core.RollingSummaryApi.as_view(), name="api-core-summary"),
-    path("dashboard/api/core/scratchpad/", core.ScratchpadApi.as_view(), name="api-core-scratchpad"),
-    path("dashboard/api/core/<str:view>/", core.MarkdownViewApi.as_view(), name="api-core-markdown"),
+    path("overview/", memories.OverviewApi.as_view(), name="api-overview"),
+    path("memories/", memories.MemoryBrowseApi.as_view(), name="api-memories"),
+    path("memories/bulk/", memories.MemoryBulkApi.as_view(), name="api-memory-bulk"),
+    path("memories/<uuid:memory_id>/", memories.MemoryApi.as_view(), name="api-memory"),
+    path("memories/<uuid:memory_id>/action/", memories.MemoryActionApi.as_view(), name="api-memory-action"),
+    path("memories/<uuid:memory_id>/revert/", memories.MemoryRevertApi.as_view(), name="api-memory-revert"),
+    path("graph/", graph.GraphApi.as_view(), name="api-graph"),
+    path("export/", operate.ExportDownloadApi.as_view(), name="api-export"),
+    path("lifecycle/run/", operate.LifecycleRunNowApi.as_view(), name="api-lifecycle-run"),
+    path("graph/entities/", graph.GraphEntitiesApi.as_view(), name="api-graph-entities"),
+    path("strength-distribution/", memories.StrengthDistributionApi.as_view(), name="api-strength-distribution"),
+    path("chat/send/", chat.ChatSendApi.as_view(), name="api-chat-send"),
+    path("chat/end/", chat.ChatEndApi.as_view(), name="api-chat-end"),
+    path("chat/<uuid:session_id>/extracted/", chat.ChatExtractedApi.as_view(), name="api-chat-extracted"),
+    path("pending-count/", live.PendingCountApi.as_view(), name="api-pending-count"),
+    path("events/recent/", live.RecentEventsApi.as_view(), name="api-events-recent"),
+    path("context/", context.ContextPreviewApi.as_view(), name="api-context"),
+    path("keys/", settings.ApiKeyListApi.as_view(), name="api-keys"),
+    path("keys/<int:key_id>/revoke/", settings.ApiKeyRevokeApi.as_view(), name="api-key-revoke"),
+    path("webhooks/", settings.WebhookListApi.as_view(), name="api-webhooks"),
+    path("webhooks/<uuid:webhook_id>/", settings.WebhookDetailApi.as_view(), name="api-webhook"),
+    path("core/", core.CoreMemoryApi.as_view(), name="api-core"),
+    path("core/rolling-summary/", core.RollingSummaryApi.as_view(), name="api-core-summary"),
+    path("core/scratchpad/", core.ScratchpadApi.as_view(), name="api-core-scratchpad"),
+    path("core/<str:view>/", core.MarkdownViewApi.as_view(), name="api-core-markdown"),
 ]
 
 urlpatterns = [
@@ -65,5 +58,5 @@ urlpatterns = [
     path("settings/agents/", views_settings.agents, name="settings-agents"),
     path("import/", views_import.import_page, name="import"),
     path("evaluate/", views_eval.evaluate, name="eval"),
-    *api_patterns,
+    path("dashboard/api/", include(api_patterns)),
 ]
