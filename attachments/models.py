@@ -1,17 +1,15 @@
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils import timezone
 
+from memory_project.models import UUIDModel
 from memory_project.search_fields import search_vector_field
 
 
-class Attachment(models.Model):
+class Attachment(UUIDModel):
     """A file or image shared in a conversation turn; the bytes live in the attachments storage."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="attachments")
     turn = models.ForeignKey("chat_sessions.ConversationTurn", on_delete=models.CASCADE, related_name="attachments")
     position = models.PositiveSmallIntegerField(default=0)

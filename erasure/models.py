@@ -1,16 +1,15 @@
-import uuid
-
 from django.db import models
 
+from memory_project.models import UUIDModel
 
-class ErasureReceipt(models.Model):
+
+class ErasureReceipt(UUIDModel):
     """Proof that an owner's data (or one agent's) was erased: counts per kind, when, and a digest.
 
     It holds no erased content. `owner_id` is a plain integer rather than a foreign key so that the
     receipt outlives the account and is never itself reachable from the owner it describes.
     """
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner_id = models.BigIntegerField(db_index=True)
     # None: every agent of the owner; otherwise the one agent namespace erased.
     agent = models.CharField(max_length=100, null=True, blank=True)

@@ -1,8 +1,8 @@
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+
+from memory_project.models import UUIDModel
 
 
 class TelegramLink(models.Model):
@@ -71,10 +71,9 @@ class WebhookEvent(models.TextChoices):
     EXTRACTION_COMPLETED = "extraction.completed"
 
 
-class WebhookSubscription(models.Model):
+class WebhookSubscription(UUIDModel):
     """An owner's HTTP endpoint that receives signed POSTs for the events it subscribed to."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webhooks")
     url = models.URLField(max_length=1000)
     secret = models.CharField(max_length=200)
@@ -94,7 +93,7 @@ class WebhookSubscription(models.Model):
         return self.url
 
 
-class WebhookDelivery(models.Model):
+class WebhookDelivery(UUIDModel):
     """One event sent (or being sent) to one subscription, with a record of every attempt."""
 
     class DeliveryStatus(models.TextChoices):
@@ -102,7 +101,6 @@ class WebhookDelivery(models.Model):
         DELIVERED = "delivered"
         FAILED = "failed"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     subscription = models.ForeignKey(WebhookSubscription, on_delete=models.CASCADE, related_name="deliveries")
     event = models.CharField(max_length=40, choices=WebhookEvent.choices)
     payload = models.JSONField()

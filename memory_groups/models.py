@@ -1,16 +1,15 @@
-import uuid
-
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.db import models
 from django.db.models import Q
 
+from memory_project.models import UUIDModel
 
-class MemoryGroup(models.Model):
+
+class MemoryGroup(UUIDModel):
     """A named group of an owner's memories ("work", "life"), nested under a parent, filled by its
     rules (category, agent, entity) and by hand."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memory_groups")
     name = models.CharField(max_length=100)
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.CASCADE, related_name="children")

@@ -1,5 +1,3 @@
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -7,6 +5,7 @@ from django.utils import timezone
 from pgvector.django import VectorField
 
 from memory_project.jobs import JobStatus
+from memory_project.models import UUIDModel
 from memory_project.search_fields import embedding_index, search_vector_field
 
 
@@ -17,14 +16,13 @@ class Channel(models.TextChoices):
     HEARTBEAT = "heartbeat"
 
 
-class ChatSession(models.Model):
+class ChatSession(UUIDModel):
     """One conversation of an owner with an agent on a channel."""
 
     class SessionStatus(models.TextChoices):
         OPEN = "open"
         ENDED = "ended"
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="chat_sessions")
     agent = models.CharField(max_length=100, blank=True, default="")
     channel = models.CharField(max_length=20, choices=Channel.choices, default=Channel.API)
@@ -64,10 +62,9 @@ class Role(models.TextChoices):
     TOOL = "tool"
 
 
-class ConversationTurn(models.Model):
+class ConversationTurn(UUIDModel):
     """One message of a session, stored as sent (timestamp and metadata included)."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="turns")
     sequence = models.PositiveIntegerField()
@@ -102,10 +99,9 @@ class ConversationTurn(models.Model):
         return f"{self.role}: {self.content[:60]}"
 
 
-class Episode(models.Model):
+class Episode(UUIDModel):
     """The summary of one ended session: goal, outcome, entities, tools, time span."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="episodes")
     session = models.OneToOneField(ChatSession, on_delete=models.CASCADE, related_name="episode")
     agent = models.CharField(max_length=100, blank=True, default="")
@@ -137,7 +133,7 @@ class Scratchpad(models.Model):
         constraints = [models.UniqueConstraint(fields=["owner", "agent"], name="scratchpad_unique")]
 
 
-class ExtractionJob(models.Model):
+class ExtractionJob(UUIDModel):
     """Durable queue row: the extraction work a session owes, written with the turns that cause it."""
 
     class Kind(models.TextChoices):
@@ -148,7 +144,6 @@ class ExtractionJob(models.Model):
 
     JobStatus = JobStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="extraction_jobs")
     session = models.ForeignKey(ChatSession, on_delete=models.CASCADE, related_name="extraction_jobs")
     kind = models.CharField(max_length=20, choices=Kind.choices)

@@ -1,20 +1,18 @@
 """Background imports and the entries imported, so a second import changes nothing."""
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 
 from memories.models.memory import Memory
 from memory_project.jobs import JobStatus
+from memory_project.models import UUIDModel
 
 
-class ImportJob(models.Model):
+class ImportJob(UUIDModel):
     """An import too large to run in its request: the uploaded text, its progress and its report."""
 
     JobStatus = JobStatus
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="import_jobs")
     status = models.CharField(max_length=10, choices=JobStatus.choices, default=JobStatus.PENDING)
     format = models.CharField(max_length=20, blank=True, default="")

@@ -1,7 +1,5 @@
 """A memory, where it came from, how it relates to others, and its history."""
 
-import uuid
-
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -15,13 +13,13 @@ from memories.models.choices import (
     Source,
     Status,
 )
+from memory_project.models import UUIDModel
 from memory_project.search_fields import embedding_index, search_vector_field
 
 
-class Memory(models.Model):
+class Memory(UUIDModel):
     """A long-term semantic or procedural memory of one owner."""
 
-    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
     agent = models.CharField(max_length=100, blank=True, default="")
     content = models.TextField()
