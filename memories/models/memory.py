@@ -15,6 +15,7 @@ from memories.models.choices import (
 )
 from memory_project.models import UUIDModel
 from memory_project.search_fields import embedding_index, search_vector_field
+from memory_project.text import cjk_ngrams, content_hash
 
 
 class Memory(UUIDModel):
@@ -81,6 +82,12 @@ class Memory(UUIDModel):
 
     def __str__(self):
         return self.content[:80]
+
+    def text_keys_set(self) -> None:
+        """What follows from the text, set wherever content or subject is written: the hash exact
+        duplicates are found by, and the CJK n-grams of subject and content full-text search reads."""
+        self.content_hash = content_hash(self.content)
+        self.search_ngrams = cjk_ngrams(f"{self.subject} {self.content}")
 
 
 class MemorySource(models.Model):

@@ -16,7 +16,7 @@ from memories.services.embeddings import embedding_get
 from memories.services.entities import memory_entities_link
 from memory_project.events import event_publish
 from memory_project.exceptions import ServiceError
-from memory_project.text import cjk_ngrams, content_hash, normalize
+from memory_project.text import normalize
 
 SNAPSHOT_FIELDS = (
     "content",
@@ -117,13 +117,11 @@ def memory_create(
         owner=owner,
         agent=draft.agent,
         content=content,
-        content_hash=content_hash(content),
         category=draft.category,
         subject=draft.subject,
         predicate=draft.predicate,
         structured_data=draft.structured_data,
         embedding=embedding if embedding is not None else embedding_get(owner=owner, text=content),
-        search_ngrams=cjk_ngrams(f"{draft.subject} {content}"),
         importance=importance_value,
         strength=initial,
         base_strength=initial,
@@ -138,6 +136,7 @@ def memory_create(
         observed_at=observed,
         last_reinforced_at=observed,
     )
+    memory.text_keys_set()
     memory.save(force_insert=True)
     turns = list(source_turns)
     if turns:
@@ -208,10 +207,9 @@ def memory_update(
         memory.base_strength = memory.strength
         memory.last_reinforced_at = timezone.now()
     if "content" in changes and changes["content"] != before["content"]:
-        memory.content_hash = content_hash(memory.content)
         memory.embedding = embedding_get(owner=memory.owner_id, text=memory.content)
     if {"content", "subject"} & set(changes):
-        memory.search_ngrams = cjk_ngrams(f"{memory.subject} {memory.content}")
+        memory.text_keys_set()
     rechecks = memory.content != before["content"] or before["status"] not in LIVE_STATUSES
     decided = moderator and "status" in changes
     if memory.status in LIVE_STATUSES and rechecks and not decided and moderation_check(memory.content).flagged:

@@ -27,7 +27,7 @@ from memories.services.import_validation import (
 from memories.services.memories import LIVE_STATUSES, memory_changed_payload, memory_snapshot
 from memories.services.transfer.records import LOOKUP_CHUNK, ImportRecord, ImportReport, record_agent
 from memory_project.events import event_publish
-from memory_project.text import cjk_ngrams, content_hash, normalize
+from memory_project.text import normalize
 
 
 def records_restore(
@@ -102,36 +102,34 @@ def _restore_rows(*, owner, batch: list, actor: str, reason: str) -> None:
         strength = keep.get("strength", scoring.initial_strength(importance))
         observed = record.observed_at or now
         expires = keep["expires_at"] if "expires_at" in keep else scoring.expires_at_for(record.retention, now)
-        rows.append(
-            Memory(
-                id=pk,
-                owner=owner,
-                agent=namespace,
-                content=content,
-                content_hash=content_hash(content),
-                category=record.category,
-                subject=record.subject,
-                predicate=record.predicate,
-                structured_data=record.structured_data or {},
-                embedding=vector,
-                search_ngrams=cjk_ngrams(f"{record.subject} {content}"),
-                importance=importance,
-                strength=strength,
-                base_strength=strength,
-                confidence=record.confidence,
-                retention=record.retention,
-                expires_at=expires,
-                status=status,
-                pinned=keep.get("pinned", False) and status == Status.ACTIVE,
-                review_reason=MODERATION_REASON if status == Status.PENDING_REVIEW else "",
-                access_count=keep.get("access_count", 0),
-                last_accessed_at=keep.get("last_accessed_at"),
-                hit_count=keep.get("hit_count", 0),
-                last_reinforced_at=keep.get("last_reinforced_at") or observed,
-                source=record.source or Source.IMPORT,
-                observed_at=observed,
-            )
+        row = Memory(
+            id=pk,
+            owner=owner,
+            agent=namespace,
+            content=content,
+            category=record.category,
+            subject=record.subject,
+            predicate=record.predicate,
+            structured_data=record.structured_data or {},
+            embedding=vector,
+            importance=importance,
+            strength=strength,
+            base_strength=strength,
+            confidence=record.confidence,
+            retention=record.retention,
+            expires_at=expires,
+            status=status,
+            pinned=keep.get("pinned", False) and status == Status.ACTIVE,
+            review_reason=MODERATION_REASON if status == Status.PENDING_REVIEW else "",
+            access_count=keep.get("access_count", 0),
+            last_accessed_at=keep.get("last_accessed_at"),
+            hit_count=keep.get("hit_count", 0),
+            last_reinforced_at=keep.get("last_reinforced_at") or observed,
+            source=record.source or Source.IMPORT,
+            observed_at=observed,
         )
+        row.text_keys_set()
+        rows.append(row)
         times.append((keep.get("created_at"), record.updated_at))
     Memory.objects.bulk_create(rows)
     # bulk_create stamps both times with now; bulk_update writes the exported ones as given.
