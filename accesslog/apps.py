@@ -4,7 +4,6 @@ from django.apps import AppConfig
 class AccessLogConfig(AppConfig):
     name = "accesslog"
     verbose_name = "Per-query access log"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         # Imported in ready(): models and services load only once the app registry is.

@@ -3,7 +3,6 @@ from django.apps import AppConfig
 
 class AttachmentsConfig(AppConfig):
     name = "attachments"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         # Imported in ready(): models and services load only once the app registry is.

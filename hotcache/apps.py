@@ -4,7 +4,6 @@ from django.apps import AppConfig
 class HotCacheConfig(AppConfig):
     name = "hotcache"
     verbose_name = "Hot-memory cache"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         # Imported in ready(): models and services load only once the app registry is.

@@ -4,7 +4,6 @@ from django.apps import AppConfig
 class IntegrationsConfig(AppConfig):
     name = "integrations"
     verbose_name = "Integrations"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         # Imported in ready(): models and services load only once the app registry is.

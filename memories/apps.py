@@ -5,7 +5,6 @@ from django.apps import AppConfig
 
 class MemoriesConfig(AppConfig):
     name = "memories"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         # Imported here, not at the top: models and services can only load once the app registry is ready.

@@ -3,7 +3,6 @@ from django.apps import AppConfig
 
 class MemoryGroupsConfig(AppConfig):
     name = "memory_groups"
-    default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self):
         # Imported in ready(): models and services load only once the app registry is.

@@ -6,4 +6,3 @@ class ChatSessionsConfig(AppConfig):
     # django.contrib.sessions owns the "sessions" label.
     label = "chat_sessions"
     verbose_name = "Chat sessions"
-    default_auto_field = "django.db.models.BigAutoField"
