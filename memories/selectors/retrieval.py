@@ -17,9 +17,10 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
-from memories.selectors.search.collection import query_terms, source_build
+from memories.selectors.search.collection import owner_speakers, query_terms, source_build
 from memories.selectors.search.fusion import Candidate, candidates_merge, candidates_rank
 from memories.selectors.search.lexical import lexical_statement
+from memories.selectors.search.questions import without_speakers
 from memories.selectors.search.statements import (
     fetch_rows,
     from_epoch_us,
@@ -58,8 +59,14 @@ def memory_search(
     started = time.perf_counter()
     if scope not in SCOPES:
         raise ValueError(f"scope must be one of {SCOPES}")
-    # The query's vector is computed while the first statements (query terms, statistics) run.
-    query_vector = embedding_get_soon(owner=owner, text=query)
+    with_turns = scope in ("turns", "all") and not categories and group_ids is None
+    # A question about a person names them, the turns it is answered by do not (their speaker is a
+    # field of its own, which ranking weighs): over turns, the full text is searched without the
+    # speakers' names, and the query vector is the mean of the question's with and without them.
+    nameless = without_speakers(query, owner_speakers(owner_id=owner.pk)) if with_turns else query
+    texts = [query, nameless] if nameless and nameless != query else [query]
+    # The query's vectors are computed while the first statements (query terms, statistics) run.
+    query_vectors = embedding_get_soon(owner=owner, texts=texts)
     cfg = settings.MEMORY_RETRIEVAL
     # Each source contributes a pool that grows with the results asked for, up to CANDIDATES.
     limit = max(top_k * 2, min(cfg["CANDIDATES"], max(cfg["CANDIDATES_MIN"], cfg["CANDIDATES_PER_RESULT"] * top_k)))
@@ -71,7 +78,7 @@ def memory_search(
     # What both corpora are narrowed by.
     narrowed = {"owner_id": owner.pk, "agent": agent, "since": since, "until": until}
     with transaction.atomic(), search_cursor() as cursor:
-        lexemes, stored = query_terms(cursor, query=query, owner_id=owner.pk, ef_search=cfg["HNSW_EF_SEARCH"])
+        lexemes, stored = query_terms(cursor, query=texts[-1], owner_id=owner.pk, ef_search=cfg["HNSW_EF_SEARCH"])
         sources = []
         if scope in ("memories", "all"):
             where, params = memory_filters(
@@ -80,12 +87,12 @@ def memory_search(
             sources.append(
                 source_build(cursor, kind="memory", where=where, params=params, lexemes=lexemes, stored=stored)
             )
-        if scope in ("turns", "all") and not categories and group_ids is None:
+        if with_turns:
             where, params = turn_filters(**narrowed)
             sources.append(
                 source_build(cursor, kind="turn", where=where, params=params, lexemes=lexemes, stored=stored)
             )
-        vec = vector_literal(query_vector.result())
+        vec = vector_literal(_mean_direction(query_vectors.result()))
         statements = [lexical_statement(source, vec=vec, limit=limit) if source.lexemes else None for source in sources]
         pending = [lexical_submit(*statement) if parallel and statement else None for statement in statements]
         for source, statement, future in zip(sources, statements, pending):
@@ -110,6 +117,18 @@ def memory_search(
         "took_ms": round(took_ms, 3),
         "stale_corpora": [source.kind for source in sources if source.stale],
     }
+
+
+def _mean_direction(vectors: list[list[float]]) -> list[float]:
+    """The normalised sum of the unit vectors: cosine similarity to it weighs each text alike."""
+    if len(vectors) == 1:
+        return vectors[0]
+    total = [0.0] * len(vectors[0])
+    for vector in vectors:
+        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+        total = [t + v / norm for t, v in zip(total, vector)]
+    norm = math.sqrt(sum(t * t for t in total)) or 1.0
+    return [t / norm for t in total]
 
 
 def _result(ranked: dict, provenance: dict[str, list[dict]]) -> dict:

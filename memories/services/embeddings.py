@@ -147,7 +147,7 @@ def _new_query_pool_after_fork() -> None:
 os.register_at_fork(after_in_child=_new_query_pool_after_fork)
 
 
-def embedding_get_soon(*, owner, text: str) -> Future:
-    """A search query's vector for `owner` (in-process cache only, as `persist=False`), computed on
-    another thread while the caller goes on."""
-    return _query_pool.submit(embedding_get, owner=owner, text=text, persist=False)
+def embedding_get_soon(*, owner, texts: list[str]) -> Future:
+    """A search query's vectors for `owner`, one per text (in-process cache only, as `persist=False`),
+    computed in one call of the model on another thread while the caller goes on."""
+    return _query_pool.submit(embedding_get_many, owner=owner, texts=texts, persist=False)

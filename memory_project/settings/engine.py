@@ -62,6 +62,13 @@ MEMORY_RETRIEVAL = {
     "WHEN_BOOST": env_float("RETRIEVAL_WHEN_BOOST", 0.1, minimum=0),
     "TIME_WINDOW_BOOST": env_float("RETRIEVAL_TIME_WINDOW_BOOST", 0.2, minimum=0),
     "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
+    # The turn right after one that asks something takes this share of that turn's score instead.
+    "REPLY_WEIGHT": env_float("RETRIEVAL_REPLY_WEIGHT", 0.3, minimum=0),
+    # When the query names one of the turns' speakers, the others' turns are scored this much lower.
+    "OTHER_SPEAKER_FACTOR": env_float("RETRIEVAL_OTHER_SPEAKER_FACTOR", 0.9, minimum=0, maximum=1),
+    # For a question asking for several things, each result already chosen from a session lowers
+    # the score of that session's other candidates by this factor.
+    "SESSION_DIVERSITY": env_float("RETRIEVAL_SESSION_DIVERSITY", 0.9, minimum=0, maximum=1),
     # Turns' full text is BM25F: a turn's own words weigh 1, those of the turns 1 and 2 places away
     # TURN_FIELD_WEIGHTS[1] and [2]; each session is also scored as one document, and SESSION_WEIGHT of
     # that score is added to each of its turns.

@@ -6,6 +6,7 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
+from django.db import connection
 from django.utils import timezone
 
 from memories.models import SearchCorpus
@@ -172,7 +173,35 @@ def source_build(cursor, *, kind: str, where: str, params: list, lexemes: list[s
     return source
 
 
+# How many of an owner's latest turns are read for their speakers: the people a question asks about
+# are those of the recent conversations, and the statement stays bounded on a large owner.
+SPEAKERS_RECENT_TURNS = 2000
+_speakers_cache: dict[int, tuple[float, list[str]]] = {}
+
+
+def owner_speakers(*, owner_id: int) -> list[str]:
+    """The speakers of the owner's latest turns (at most SPEAKERS_RECENT_TURNS), longest name first.
+
+    Cached briefly per process like the counted collection figures: search reads them for every
+    query over turns, and a new speaker only has to be known within a couple of minutes.
+    """
+    cached = _speakers_cache.get(owner_id)
+    now = time.monotonic()
+    if cached and now - cached[0] < _STATS_TTL_SECONDS:
+        return cached[1]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT speaker FROM (SELECT speaker FROM chat_sessions_conversationturn WHERE owner_id = %s "
+            "ORDER BY created_at DESC LIMIT %s) recent WHERE speaker <> ''",
+            [owner_id, SPEAKERS_RECENT_TURNS],
+        )
+        speakers = sorted((row[0] for row in cursor.fetchall()), key=lambda name: (-len(name), name))
+    _speakers_cache[owner_id] = (now, speakers)
+    return speakers
+
+
 def corpus_counts_forget(*, owner_id: int) -> None:
-    """Drop this process's counted figures of an owner (erasure)."""
+    """Drop this process's counted figures and speakers of an owner (erasure)."""
     for key in [k for k in _stats_cache if k[1] == owner_id]:
         _stats_cache.pop(key, None)
+    _speakers_cache.pop(owner_id, None)

@@ -2,6 +2,7 @@
 scale, weighted with importance and recency (DESIGN §4), boosted by what the query names (a
 speaker, a time), and the best returned with their score breakdown."""
 
+import heapq
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -9,6 +10,7 @@ from datetime import datetime
 from django.conf import settings
 
 from memories import scoring
+from memories.selectors.search.questions import asks_for_several
 from memories.selectors.search.statements import epoch_us
 from memories.selectors.temporal import is_when_question, mentions_time, query_time_window
 
@@ -112,17 +114,19 @@ def candidates_rank(
     speaker_boost, when_boost, window_boost = cfg["SPEAKER_BOOST"], cfg["WHEN_BOOST"], cfg["TIME_WINDOW_BOOST"]
     base: dict[str, float] = {}
     boosts: dict[str, tuple[float, float, float]] = {}
-    speaker_named: dict[str, bool] = {}
+    # A conversation has a few speakers and a search a few hundred turn candidates.
+    speaker_named = {
+        speaker: len(speaker) > 1 and _names_in(speaker, lowered)
+        for speaker in {(c.row["speaker"] or "").casefold() for c in candidates if c.type == "turn"}
+    }
+    # A question about one of the speakers is seldom answered by what the others said.
+    others_factor = cfg["OTHER_SPEAKER_FACTOR"] if sum(speaker_named.values()) == 1 else 1.0
     for cand in candidates:
         row = cand.row
         is_memory = cand.type == "memory"
         relevance = _fused_relevance(cand, lexical=lexical[cand.id], max_lexical=max_lexical[cand.type], cfg=cfg)
         when = row["observed_us"] if is_memory else row["created_us"]
-        speaker = "" if is_memory else (row["speaker"] or "").casefold()
-        named = speaker_named.get(speaker)
-        if named is None:
-            # A conversation has a few speakers and a search a few hundred turn candidates.
-            named = speaker_named[speaker] = len(speaker) > 1 and _names_in(speaker, lowered)
+        named = not is_memory and speaker_named[(row["speaker"] or "").casefold()]
         extra = (
             # A question about a person is answered by what that person said.
             speaker_boost if named else 0.0,
@@ -130,11 +134,14 @@ def candidates_rank(
             window_boost if window_us and window_us[0] <= when <= window_us[1] else 0.0,
         )
         base[cand.id] = relevance + (extra[0] + extra[1] + extra[2])
+        if not is_memory and not named:
+            base[cand.id] *= others_factor
         boosts[cand.id] = extra
 
     # Conversations answer across turns: a turn next to a strong match is likely part of the answer.
-    by_position = {(c.row["session_id"], c.row["sequence"]): c.id for c in candidates if c.type == "turn"}
-    neighbour_weight, archived_factor = cfg["NEIGHBOR_WEIGHT"], cfg["ARCHIVED_FACTOR"]
+    by_position = {(c.row["session_id"], c.row["sequence"]): c for c in candidates if c.type == "turn"}
+    neighbour_weight, reply_weight = cfg["NEIGHBOR_WEIGHT"], cfg["REPLY_WEIGHT"]
+    archived_factor = cfg["ARCHIVED_FACTOR"]
     half_life = cfg["RECENCY_HALF_LIFE_DAYS"]
     scored = []
     for cand in candidates:
@@ -142,8 +149,14 @@ def candidates_rank(
         relevance = base[cand.id]
         neighbour = 0.0
         if cand.type == "turn":
-            around = (by_position.get((row["session_id"], row["sequence"] + d)) for d in (-1, 1))
-            neighbour = neighbour_weight * max((base[i] for i in around if i), default=0.0)
+            before = by_position.get((row["session_id"], row["sequence"] - 1))
+            after = by_position.get((row["session_id"], row["sequence"] + 1))
+            # The reply to a question shares least of its words and most of its subject.
+            weight = reply_weight if before is not None and "?" in before.row["content"] else neighbour_weight
+            neighbour = max(
+                weight * base[before.id] if before is not None else 0.0,
+                neighbour_weight * base[after.id] if after is not None else 0.0,
+            )
         relevance += neighbour
         if cand.type == "memory":
             importance, strength, when = float(row["importance"]), float(row["strength"]), row["observed_us"]
@@ -160,6 +173,9 @@ def candidates_rank(
             score = w_rel * relevance + w_imp * importance
         scored.append((score, cand, relevance, neighbour, importance, recency, strength))
     scored.sort(key=lambda item: (-item[0], item[1].id))
+    diversity = {}
+    if asks_for_several(query):
+        scored, diversity = _spread_over_sessions(scored, top_k=top_k, factor=cfg["SESSION_DIVERSITY"])
 
     ranked = []
     for score, cand, relevance, neighbour, importance, recency, strength in scored[:top_k]:
@@ -178,6 +194,7 @@ def candidates_rank(
                     "lexical_rank": cand.lexical_rank,
                     **{f"{name}_boost": round(v, 6) for name, v in zip(BOOSTS, boosts[cand.id])},
                     "neighbor_boost": round(neighbour, 6),
+                    "session_diversity": round(diversity.get(cand.id, 1.0), 6),
                     "importance": round(importance, 6),
                     "recency": round(recency, 6),
                     "strength": round(strength, 6),
@@ -185,6 +202,38 @@ def candidates_rank(
             }
         )
     return ranked
+
+
+def _spread_over_sessions(scored: list[tuple], *, top_k: int, factor: float) -> tuple[list[tuple], dict[str, float]]:
+    """The first top_k re-chosen one at a time, each candidate's score multiplied by `factor` once
+    for every result already chosen from its session; and the factor each chosen one got.
+
+    For a question asking for several things (memories.selectors.search.questions): they are
+    usually told in several sessions, and one session that matches the question well would
+    otherwise fill the first places with turns that tell the same thing.
+    """
+    heap = [(-item[0], item[1].id, 0, index) for index, item in enumerate(scored)]
+    heapq.heapify(heap)
+    taken: dict[str, int] = {}
+    chosen, factors = [], {}
+    while heap and len(chosen) < top_k:
+        negative, key, seen, index = heapq.heappop(heap)
+        item = scored[index]
+        session = _session_of(item[1])
+        now_seen = taken.get(session, 0) if session else 0
+        if now_seen != seen:
+            # Scores only go down as results are chosen: put it back with its lowered score.
+            heapq.heappush(heap, (-item[0] * factor**now_seen, key, now_seen, index))
+            continue
+        chosen.append((-negative, *item[1:]))
+        factors[key] = factor**seen
+        if session:
+            taken[session] = seen + 1
+    return chosen, factors
+
+
+def _session_of(cand: Candidate) -> str | None:
+    return cand.row["session_id"] if cand.type == "turn" else cand.row.get("source_session_id")
 
 
 def _names_in(speaker: str, query: str) -> bool:

@@ -37,10 +37,11 @@ def test_bm25_runs_on_a_worker_connection_and_ranks_exactly_as_on_one_connection
     sequential = memory_search(owner=owner, query="pottery studio street", scope="all")
 
     # then two workers' connections scored the words (memories and turns, side by side) and both
-    # rankings are the same, word matches included
+    # rankings are the same, word matches included (the reply to the question right after it)
     assert _ranking(parallel) == _ranking(sequential)
-    assert [r["content"] for r in parallel["results"][:2]] == [
+    assert [r["content"] for r in parallel["results"][:3]] == [
         "Where is the pottery studio again?",
+        "On Elm street, next to the bakery",
         "Pottery studio is on Elm street",
     ]
     assert sum(1 for r in parallel["results"] if r["scores"]["lexical_rank"]) == 4
