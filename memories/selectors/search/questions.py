@@ -35,9 +35,9 @@ def asks_for_several(query: str) -> bool:
 def without_speakers(query: str, speakers: list[str]) -> str:
     """The query without the given speakers' names (whole name or first name, possessive too).
 
-    Turns are indexed and embedded without saying who speaks (the speaker is a field of its own,
-    which ranking weighs): a name in the question only pulls towards the turns that address that
-    person by name, which are mostly the other speaker's.
+    A turn's words do not say who speaks (the speaker is a field of its own, which ranking weighs,
+    and only a prefix of the turn's vector): a name in the question mostly pulls towards the turns
+    that address that person by name, which are the other speaker's.
     """
     names = {part for speaker in speakers if speaker for part in (speaker, speaker.split()[0]) if len(part) > 1}
     if not names:
