@@ -31,6 +31,7 @@ from memories.extraction.phrasing import (
     third_person_rest,
     value_text,
 )
+from memories.extraction.statement_rules import everyday_rules, instruction
 from memories.providers.llm_types import CandidateMemory
 
 # ---------------------------------------------------------------------------------------------
@@ -236,8 +237,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
     if len(clause) < 6 or _GREETING.match(clause):
         return None
-    statement = instructions.future_statement(clause, ctx)
-    rule = extract_clause(statement, ctx.but(future=True)) if statement else instructions.rule(clause, ctx)
+    rule = instruction(clause, ctx, instructions=instructions, extract_clause=extract_clause)
     if rule is not None:
         return rule
     if plans.REMIND.match(clause):
@@ -259,17 +259,7 @@ _CLAUSE_RULES: list[ClauseRule] = [
     english_change,  # knowledge updates first: "I quit …", "I switched from … to …", "I moved to …"
     instructions.skill,
     plans.decision,
-    plans.todo,
-    preferences.favorite,
-    preferences.prefer,
-    preferences.sentiment,
-    preferences.habit,
-    identity.identity,
-    belongings.my_attribute,
-    plans.weak_decision,
-    belongings.uses,
-    belongings.project,
-    belongings.have,
+    *everyday_rules(plans=plans, preferences=preferences, identity=identity, belongings=belongings),
     events.event,
     events.relative,
     events.named,
