@@ -40,19 +40,6 @@ class Ctx:
 
 # A rule reads one clause and keeps at most one candidate from it.
 ClauseRule = Callable[[str, Ctx], CandidateMemory | None]
-# What a match keeps: (the match, the clause, the context) → a candidate, or none.
-MatchBuilder = Callable[[re.Match, str, Ctx], CandidateMemory | None]
-# A rule in two steps: does the clause match, and what does the match keep.
-MatchRule = tuple[Callable[[str], re.Match | None], MatchBuilder]
-
-
-def first_match(rules: list[MatchRule], clause: str, ctx: Ctx) -> CandidateMemory | None:
-    """The first rule whose pattern matches decides, even when it then keeps nothing."""
-    for match, build in rules:
-        m = match(clause)
-        if m:
-            return build(m, clause, ctx)
-    return None
 
 
 def make(

@@ -7,17 +7,19 @@ from memories.extraction.candidates import (
     HIGH,
     MEDIUM,
     Ctx,
-    MatchBuilder,
-    MatchRule,
     employer,
-    first_match,
     make,
     named_fact,
 )
 from memories.extraction.phrasing import zh_third_person
+from memories.extraction.rules import Builder, FirstMatch
 from memories.providers.llm_types import CandidateMemory
 
-# Facts about the user ---------------------------------------------------------------------------------
+# Facts about the user, in this order: the first pattern that matches decides, even when its rule then
+# keeps nothing ---------------------------------------------------------------------------------------
+
+identity = FirstMatch()
+
 
 _NAME = re.compile(r"^我(?:的名字)?(?:叫|是叫)(?P<name>[\u4e00-\u9fffA-Za-z·]{1,12})$|^我的名字是(?P<name2>.{1,20})$")
 
@@ -78,15 +80,18 @@ def _name_match(text: str) -> re.Match | None:
     return m if m and not (m["name"] or m["name2"]).startswith(("了", "过", "着")) else None
 
 
+@identity.rule(_name_match)
 def _name(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     name = (m["name"] or m["name2"]).strip()
     return named_fact(ctx, f"用户的名字是{name}", HIGH, subject="name", predicate="is", value=name, kind="person")
 
 
+@identity.rule(_AGE.match)
 def _age(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     return make(ctx, f"用户{m['age']}岁", "fact", MEDIUM, subject="age", predicate="is", value=m["age"])
 
 
+@identity.rule(_ALLERGY.match)
 def _allergy(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     return make(
         ctx, zh_third_person(text), "fact", HIGH, subject=f"{m['what']} allergy", predicate="is", value="allergic"
@@ -98,6 +103,7 @@ def _role_at_match(text: str) -> re.Match | None:
     return m if m and m["role"].endswith(vocabulary.ZH_OCCUPATION_SUFFIXES) else None
 
 
+@identity.rule(_role_at_match)
 def _role_at(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     """ "我在一家医院当护士": the occupation, and where."""
     org = re.sub(r"^(?:一家|一个|家)", "", m["org"].strip())
@@ -113,6 +119,7 @@ def _role_at(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     )
 
 
+@identity.rule(_EMPLOYER.match)
 def _employer(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     """ "我在腾讯工作" names the employer; "我在深圳上班" names where the user works."""
     org = (m["org"] or m["org2"]).strip()
@@ -123,7 +130,7 @@ def _employer(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory:
     return employer(ctx, zh_third_person(text), org)
 
 
-def _place_fact(subject: str, predicate: str, *, min_length: int = 0) -> MatchBuilder:
+def _place_fact(subject: str, predicate: str, *, min_length: int = 0) -> Builder:
     """Where the user lives or is from: the place is whichever alternative of the pattern matched."""
 
     def build(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory | None:
@@ -138,10 +145,15 @@ def _place_fact(subject: str, predicate: str, *, min_length: int = 0) -> MatchBu
     return build
 
 
+identity.add(_LIVE.match, _place_fact("residence", "lives in", min_length=2))
+identity.add(_ORIGIN.match, _place_fact("origin", "is from"))
+
+
 def _role_match(text: str) -> re.Match | None:
     return _ROLE_DO.match(text) or _ROLE.match(text)
 
 
+@identity.rule(_role_match)
 def _role(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory | None:
     """ "我是一名护士", "我是做设计的": an occupation; "我是伴娘": a short noun that says what the user is."""
     role = _MEASURE.sub("", m["role"].strip())
@@ -157,23 +169,6 @@ def _role(m: re.Match, text: str, ctx: Ctx) -> CandidateMemory | None:
     return make(
         ctx, zh_third_person(text), "fact", HIGH, subject="occupation", predicate="is", value=role, entities=entities
     )
-
-
-# In this order: the first pattern that matches decides, even when its rule then keeps nothing.
-_IDENTITY_RULES: list[MatchRule] = [
-    (_name_match, _name),
-    (_AGE.match, _age),
-    (_ALLERGY.match, _allergy),
-    (_role_at_match, _role_at),
-    (_EMPLOYER.match, _employer),
-    (_LIVE.match, _place_fact("residence", "lives in", min_length=2)),
-    (_ORIGIN.match, _place_fact("origin", "is from")),
-    (_role_match, _role),
-]
-
-
-def identity(text: str, ctx: Ctx) -> CandidateMemory | None:
-    return first_match(_IDENTITY_RULES, text, ctx)
 
 
 # "新家在南山区": where the user's home, company or school is, often said without 我的.
