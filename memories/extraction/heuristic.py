@@ -15,6 +15,7 @@ from memories.extraction.candidates import CORRECTION_CONFIDENCE, Ctx, introduce
 from memories.extraction.chinese import sentences as chinese
 from memories.extraction.english import sentences as english
 from memories.extraction.phrasing import is_chinese, split_sentences
+from memories.extraction.sentence_reader import read_sentence
 from memories.providers.llm_types import CandidateMemory, TurnView
 
 MAX_CANDIDATES = 50
@@ -41,8 +42,8 @@ def extract_candidates(turns: list[TurnView], existing: list[str] | tuple[str, .
                 found.extend(swapped)
                 continue
             ctx = Ctx(turn=turn, names=tuple(introduced_names(found)[-5:]))
-            extractor = chinese if is_chinese(sentence) else english
-            found.extend(extractor.extract_sentence(sentence, ctx))
+            language = chinese if is_chinese(sentence) else english
+            found.extend(read_sentence(sentence, ctx, language=language))
     found.extend(tool_lessons.lessons(turns))
     return _finalize(found, existing)
 

@@ -5,6 +5,7 @@ Subjects of the common slots (name, occupation, employer, residence, favourites,
 same English keys the English rules produce, so a Chinese statement can supersede an English one.
 A sentence is first read as a whole ("记住…", "忘掉…", a correction), then clause by clause through
 `_CLAUSE_RULES`; the rules live in this package's modules, one per kind of statement.
+`sentence_reader.read_sentence` runs this module's readings in the order both languages share.
 """
 
 import re
@@ -51,45 +52,38 @@ _NOT_REMEMBER = re.compile(r"^(?:请|你)?(?:别|不要)(?:再)?记(?:住|着)?(
 _PRONOUN_ONLY = re.compile(r"^(?:它|这个|那个|这些|那些|这件事|那件事|刚才的|刚才说的|吧|掉|一切|所有)$")
 
 
-_REMEMBER = re.compile(
+REMEMBER = re.compile(
     _ASK + r"(?:要)?(?:记住|记一下|记下来|记下|记好|帮我记|牢记|记录一下|记录下来)[：:，,\s]*(?P<body>.+)$"
 )
 
 
-_CORRECTION = re.compile(
+CORRECTION = re.compile(
     r"^(?:(?:不对|错了|搞错了|你错了|你说错了|更正一下|纠正一下|我是说|其实)[，,。！!：:\s]*|不是[，,。！!：:]\s*|不，\s*)"
     r"(?:我(?:刚才|之前|前面)?(?:说错了|搞错了|记错了|打错了|写错了|弄错了)[，,。！!：:\s]*)?(?P<rest>.+)$"
 )
 
 
-def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
+SHORTEST_CORRECTION = 3
+
+
+def sentence_body(sentence: str) -> tuple[str, bool] | None:
     body = _FILLER.sub("", sentence.strip())
     question = bool(_QUESTION_END.search(body))
     # Only punctuation goes here: the clause rules still need a final 吧 ("我们用 X 吧" is a decision).
     body = body.rstrip("？?。！!～~ ").strip()
-    if len(strip_zh_end(body)) < 3:
-        return []
-    correction = _CORRECTION.match(body)
-    request = correction["rest"] if correction else body  # "其实，忘掉…"
+    return (body, question) if len(strip_zh_end(body)) >= 3 else None
+
+
+def forget_request(request: str) -> str | None:
     m = _NOT_REMEMBER.match(request) or _FORGET.match(request)
-    if m:
-        return _forget(m["what"], ctx)
-    m = _REMEMBER.match(request)
-    if m:
-        return _remember(m["body"], ctx)
-    if question:
-        return []
-    m = _CORRECTION.match(body)
-    if m and len(m["rest"]) >= 3:
-        return _correction(m["rest"], ctx.but(correction=True))
-    return _clauses(body, ctx)
+    return m["what"] if m else None
 
 
 def _clauses(text: str, ctx: Ctx) -> list[CandidateMemory]:
     return clause_candidates(text, ctx, extract_clause)
 
 
-def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
+def forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
     what = strip_zh_end(what).strip("，,：: ")
     what = re.sub(r"^(?:关于|说)", "", what)
     if _PRONOUN_ONLY.match(what) or len(what) < 2:
@@ -102,8 +96,8 @@ def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
     return found
 
 
-def _remember(body: str, ctx: Ctx) -> list[CandidateMemory]:
-    body = strip_zh_end(body)
+def remember(request: re.Match[str], ctx: Ctx) -> list[CandidateMemory]:
+    body = strip_zh_end(request["body"])
     ctx = ctx.but(explicit=True)
     found = _clauses(body, ctx)
     if found:
@@ -113,7 +107,7 @@ def _remember(body: str, ctx: Ctx) -> list[CandidateMemory]:
     return [apply_context(_generic(body, ctx), ctx)]
 
 
-def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
+def correct(rest: str, ctx: Ctx) -> list[CandidateMemory]:
     found = _clauses(rest, ctx)
     if found:
         return found

@@ -4,7 +4,8 @@ Only the user's own first-person statements, explicit requests and instructions 
 candidates; questions, greetings, hedges and small talk produce nothing. A sentence is first read
 as a whole ("remember …", "forget …", a correction), then clause by clause: each clause yields at
 most one candidate, from the first rule that matches, in the order of `_CLAUSE_RULES` (the rules
-live in this package's modules, one per kind of statement).
+live in this package's modules, one per kind of statement). `sentence_reader.read_sentence` runs
+this module's readings in the order both languages share.
 """
 
 import re
@@ -50,7 +51,7 @@ _LEAD_FILLER = re.compile(
 _REQUEST = r"(?:(?:can|could|would|will) you (?:please )?|i (?:want|need|would like|'d like) you to |please )?"
 
 
-_REMEMBER = re.compile(
+REMEMBER = re.compile(
     r"^" + _REQUEST + r"(?:please )?(?P<verb>remember|keep in mind|make a note|make a note of|take note|note down|"
     r"don't forget|do not forget|never forget|save (?:this|that) (?:to|in) (?:your )?memory|"
     r"add (?:this|that) to (?:your )?memory|for the record)(?:\s+(?:that|this|of))?\s*[:,-]?\s+(?P<body>.+)$",
@@ -74,7 +75,7 @@ _FORGET_FROM_MEMORY = re.compile(
 _PRONOUN_ONLY = re.compile(r"^(?:it|that|this|them|those|these|everything|all|about it|about that)$", re.I)
 
 
-_CORRECTION = re.compile(
+CORRECTION = re.compile(
     r"^(?:(?:no|nope|nah|not quite|not really|wrong|incorrect|correction|oops|"
     r"that's (?:wrong|not right|not true|incorrect|not correct|not it)|"
     r"that is (?:wrong|not right|not true|incorrect|not correct)|you're wrong|you are wrong)\b[,.!;:]*\s*"
@@ -89,34 +90,27 @@ _LABEL = re.compile(
 )
 
 
-def extract_sentence(sentence: str, ctx: Ctx) -> list[CandidateMemory]:
+SHORTEST_CORRECTION = 6
+
+
+def sentence_body(sentence: str) -> tuple[str, bool] | None:
     body = _LEAD_FILLER.sub("", sentence).strip()
     body = _LABEL.sub("", body)
     question = body.endswith("?")
     body = strip_end(body.rstrip("?").strip())
-    if len(body) < 6:
-        return []
-    correction = _CORRECTION.match(body)
-    request = correction["rest"] if correction else body  # "Actually, forget that …"
+    return (body, question) if len(body) >= 6 else None
+
+
+def forget_request(request: str) -> str | None:
     m = _FORGET_FROM_MEMORY.match(request) or _FORGET.match(request)
-    if m and not re.match(r"^(?:to|about)\b", m["what"], re.I):
-        return _forget(m["what"], ctx)
-    m = _REMEMBER.match(request)
-    if m:
-        return _remember(m["body"], ctx, reminder="forget" in m["verb"].lower())
-    if question:
-        return []
-    m = _CORRECTION.match(body)
-    if m and len(m["rest"]) >= 6:
-        return _correction(m["rest"], ctx.but(correction=True))
-    return _clauses(body, ctx)
+    return m["what"] if m and not re.match(r"^(?:to|about)\b", m["what"], re.I) else None
 
 
 def _clauses(text: str, ctx: Ctx) -> list[CandidateMemory]:
     return clause_candidates(text, ctx, extract_clause)
 
 
-def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
+def forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
     what = strip_end(re.sub(r"^(?:that|about|the fact that)\s+", "", what.strip(), flags=re.I))
     if _PRONOUN_ONLY.match(what) or len(what) < 3:
         return []
@@ -129,10 +123,11 @@ def _forget(what: str, ctx: Ctx) -> list[CandidateMemory]:
     return found
 
 
-def _remember(body: str, ctx: Ctx, *, reminder: bool = False) -> list[CandidateMemory]:
+def remember(request: re.Match[str], ctx: Ctx) -> list[CandidateMemory]:
     """ "remember that …" stores the statement; "remember to always …" is a rule; "remember to <do
     something the assistant does>" is an instruction; "don't forget to …" and dated ones are reminders."""
-    body = strip_end(body)
+    body = strip_end(request["body"])
+    reminder = "forget" in request["verb"].lower()
     ctx = ctx.but(explicit=True)
     to = re.match(r"^to\s+(?P<act>.+)$", body, re.I)
     if to:
@@ -161,7 +156,7 @@ _OWN_SLIP = re.compile(
 )
 
 
-def _correction(rest: str, ctx: Ctx) -> list[CandidateMemory]:
+def correct(rest: str, ctx: Ctx) -> list[CandidateMemory]:
     rest = _OWN_SLIP.sub("", rest)
     if re.match(r"^(?:sorry|thanks|thank you|haha|lol|no worries|no problem|never ?mind)\b", rest, re.I):
         return []  # "Oops, sorry 'bout the accident": sympathy after "oops", not a correction
