@@ -9,10 +9,11 @@ from memories.providers.llm_types import CandidateMemory
 
 # Rules -----------------------------------------------------------------------------------------
 
-_RULE_PREFIX = re.compile(r"^(?:(?:请|以后|今后|下次|从现在开始|从现在起|从今以后|从今天起|往后|你)[，,：:]?\s*)+")
+# The lead-ins that make an instruction hold from now on; "请" and "你" only address the assistant.
+_FUTURE = re.compile(r"以后|今后|下次|从现在开始|从现在起|从今以后|从今天起|往后")
 
 
-_FUTURE = re.compile(r"以后|今后|下次|从现在|从今|往后")
+_RULE_PREFIX = re.compile(r"^(?:(?:请|" + _FUTURE.pattern + r"|你)[，,：:]?\s*)+")
 
 
 _RULE = re.compile(
