@@ -1,14 +1,13 @@
 """GET /api/v1/access-log/: the owner's logged search and context calls, with their memories' ranks."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers
-from rest_framework.views import APIView
 
 from accesslog.models import QueryKind, QueryLog
 from accesslog.selectors import query_log_list
 from accesslog.services import access_log_flush
 from memory_project.api.fields import request_owner, validated
-from memory_project.pagination import StandardPagination, paginated_response
+from memory_project.api.lists import OwnerListApi
 
 
 class AccessLogFilterSerializer(serializers.Serializer):
@@ -32,19 +31,19 @@ class QueryLogOutputSerializer(serializers.ModelSerializer):
         fields = ["id", "kind", "agent", "query", "results", "at", "memories"]
 
 
-class AccessLogApi(APIView):
-    pagination_class = StandardPagination
-
-    @extend_schema(
+@extend_schema_view(
+    get=extend_schema(
         parameters=[AccessLogFilterSerializer],
-        responses=QueryLogOutputSerializer(many=True),
         description="Which search, context or tool call returned which of the owner's memories, at which "
         "rank (1 = first), newest first; kept ACCESS_LOG_RETENTION_DAYS days. Calls are written in batches "
         "a few seconds after they are answered.",
     )
-    def get(self, request):
+)
+class AccessLogApi(OwnerListApi):
+    output_serializer = QueryLogOutputSerializer
+
+    def rows(self, request):
         filters = validated(AccessLogFilterSerializer, request.query_params)
         # What this process answered a moment ago is written now rather than at the next batch.
         access_log_flush(inline=True)
-        logs = query_log_list(owner=request_owner(request), **filters)
-        return paginated_response(request, self, logs, QueryLogOutputSerializer)
+        return query_log_list(owner=request_owner(request), **filters)

@@ -5,7 +5,7 @@ import binascii
 
 from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,7 +15,7 @@ from attachments.selectors import attachment_get, attachment_list
 from attachments.services import attachment_storage
 from attachments.sniff import TEXT_TYPES
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
-from memory_project.pagination import StandardPagination, paginated_response
+from memory_project.api.lists import OwnerListApi
 
 # Types sent under their own name (always as a download); anything else unknown is plain bytes.
 SERVED_AS_IS = {"image/png", "image/jpeg", "image/gif", "image/webp", "application/pdf"}
@@ -78,13 +78,13 @@ class AttachmentFilterSerializer(serializers.Serializer):
     content_type = CleanCharField(max_length=100, required=False, allow_blank=True, default="")
 
 
-class AttachmentListApi(APIView):
-    pagination_class = StandardPagination
+@extend_schema_view(get=extend_schema(parameters=[AttachmentFilterSerializer]))
+class AttachmentListApi(OwnerListApi):
+    output_serializer = AttachmentOutputSerializer
 
-    @extend_schema(parameters=[AttachmentFilterSerializer], responses=AttachmentOutputSerializer(many=True))
-    def get(self, request):
+    def rows(self, request):
         data = validated(AttachmentFilterSerializer, request.query_params)
-        qs = attachment_list(
+        return attachment_list(
             owner=request_owner(request),
             query=data["q"],
             session_id=data.get("session"),
@@ -92,7 +92,6 @@ class AttachmentListApi(APIView):
             memory_id=data.get("memory"),
             content_type=data["content_type"],
         )
-        return paginated_response(request, self, qs, AttachmentOutputSerializer)
 
 
 class AttachmentDetailApi(APIView):

@@ -10,8 +10,8 @@ from rest_framework.views import APIView
 from erasure.models import ErasureReceipt
 from erasure.services import owner_erase, receipt_verify
 from memory_project.api.fields import CleanCharField, request_owner, validated
+from memory_project.api.lists import OwnerListApi
 from memory_project.exceptions import ServiceError
-from memory_project.pagination import StandardPagination, paginated_response
 
 
 class ErasureQuerySerializer(serializers.Serializer):
@@ -85,15 +85,11 @@ class OwnerDataApi(APIView):
         return Response(ErasureOutputSerializer(receipt).data)
 
 
-class ErasureReceiptListApi(APIView):
-    pagination_class = StandardPagination
+class ErasureReceiptListApi(OwnerListApi):
+    output_serializer = ErasureReceiptSerializer
 
-    @extend_schema(responses=ErasureReceiptSerializer(many=True))
-    def get(self, request):
-        owner = request_owner(request)
-        return paginated_response(
-            request, self, ErasureReceipt.objects.filter(owner_id=owner.pk), ErasureReceiptSerializer
-        )
+    def rows(self, request):
+        return ErasureReceipt.objects.filter(owner_id=request_owner(request).pk)
 
 
 class ErasureReceiptDetailApi(APIView):

@@ -10,7 +10,7 @@ from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscripti
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
-from memory_project.pagination import StandardPagination, paginated_response
+from memory_project.api.lists import OwnerListApi
 
 
 class WebhookUrlField(serializers.URLField):
@@ -84,13 +84,11 @@ def _subscription(request, webhook_id) -> WebhookSubscription:
     return found
 
 
-class WebhookListCreateApi(APIView):
-    pagination_class = StandardPagination
+class WebhookListCreateApi(OwnerListApi):
+    output_serializer = WebhookOutputSerializer
 
-    @extend_schema(responses=WebhookOutputSerializer(many=True))
-    def get(self, request):
-        qs = WebhookSubscription.objects.filter(owner=request_owner(request)).order_by("-created_at", "id")
-        return paginated_response(request, self, qs, WebhookOutputSerializer)
+    def rows(self, request):
+        return WebhookSubscription.objects.filter(owner=request_owner(request)).order_by("-created_at", "id")
 
     @extend_schema(
         request=WebhookCreateInputSerializer,
@@ -114,11 +112,9 @@ class WebhookDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class WebhookDeliveryListApi(APIView):
-    pagination_class = StandardPagination
+class WebhookDeliveryListApi(OwnerListApi):
+    output_serializer = WebhookDeliveryOutputSerializer
 
-    @extend_schema(responses=WebhookDeliveryOutputSerializer(many=True))
-    def get(self, request, webhook_id):
+    def rows(self, request, webhook_id):
         subscription = _subscription(request, webhook_id)
-        qs = WebhookDelivery.objects.filter(subscription=subscription).order_by("-created_at", "id")
-        return paginated_response(request, self, qs, WebhookDeliveryOutputSerializer)
+        return WebhookDelivery.objects.filter(subscription=subscription).order_by("-created_at", "id")

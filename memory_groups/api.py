@@ -16,8 +16,8 @@ from memory_groups.services import (
     group_update,
 )
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
+from memory_project.api.lists import OwnerListApi
 from memory_project.api.schema import ErrorSerializer
-from memory_project.pagination import StandardPagination, paginated_response
 
 
 class GroupRulesSerializer(StrictSerializer):
@@ -76,16 +76,14 @@ def _out(request, group) -> dict:
     return GroupOutputSerializer(group, context={"paths": group_paths(owner=owner)}).data
 
 
-class GroupListCreateApi(APIView):
-    pagination_class = StandardPagination
+class GroupListCreateApi(OwnerListApi):
+    output_serializer = GroupOutputSerializer
 
-    @extend_schema(responses=GroupOutputSerializer(many=True))
-    def get(self, request):
-        owner = request_owner(request)
-        paths = group_paths(owner=owner)
-        return paginated_response(
-            request, self, group_list(owner=owner), GroupOutputSerializer, context={"paths": paths}
-        )
+    def rows(self, request):
+        return group_list(owner=request_owner(request))
+
+    def output_context(self, request) -> dict:
+        return {"paths": group_paths(owner=request_owner(request))}
 
     @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer, 409: ErrorSerializer})
     def post(self, request):

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 from memories.models import LifecycleRun
 from memories.services.lifecycle import LOCK_BUSY_ERROR, lifecycle_run
 from memory_project.api.fields import StrictSerializer, request_owner, validated
-from memory_project.pagination import StandardPagination, paginated_response
+from memory_project.api.lists import OwnerListApi
 
 
 class LifecycleRunInputSerializer(StrictSerializer):
@@ -40,10 +40,8 @@ class LifecycleRunApi(APIView):
         )
 
 
-class LifecycleRunListApi(APIView):
-    pagination_class = StandardPagination
+class LifecycleRunListApi(OwnerListApi):
+    output_serializer = LifecycleRunOutputSerializer
 
-    @extend_schema(responses=LifecycleRunOutputSerializer(many=True))
-    def get(self, request):
-        runs = LifecycleRun.objects.filter(owner=request_owner(request)).order_by("-started_at", "-pk")
-        return paginated_response(request, self, runs, LifecycleRunOutputSerializer)
+    def rows(self, request):
+        return LifecycleRun.objects.filter(owner=request_owner(request)).order_by("-started_at", "-pk")

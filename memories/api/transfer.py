@@ -3,7 +3,13 @@
 from django.conf import settings
 from django.http import Http404, HttpResponse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser, MultiPartParser
@@ -27,9 +33,9 @@ from memories.services.transfer import (
     memory_import_text,
 )
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
+from memory_project.api.lists import OwnerListApi
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import ServiceError
-from memory_project.pagination import StandardPagination
 
 DEFAULT_MAX_IMPORT_BYTES = 20 * 1024 * 1024
 
@@ -218,15 +224,12 @@ class ImportApi(APIView):
         return Response(report.to_dict())
 
 
-class ImportJobListApi(APIView):
-    pagination_class = StandardPagination
+@extend_schema_view(get=extend_schema(description="The owner's import jobs, newest first."))
+class ImportJobListApi(OwnerListApi):
+    output_serializer = ImportJobOutputSerializer
 
-    @extend_schema(responses=ImportJobOutputSerializer(many=True), description="The owner's import jobs, newest first.")
-    def get(self, request):
-        qs = ImportJob.objects.filter(owner=request_owner(request)).defer("text").order_by("-created_at", "id")
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(qs, request, view=self)
-        return paginator.get_paginated_response(ImportJobOutputSerializer(page, many=True).data)
+    def rows(self, request):
+        return ImportJob.objects.filter(owner=request_owner(request)).defer("text").order_by("-created_at", "id")
 
 
 class ImportJobDetailApi(APIView):

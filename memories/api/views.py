@@ -1,6 +1,6 @@
 from django.db import transaction
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -39,8 +39,8 @@ from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
 from memory_project.api.fields import CleanCharField, request_owner, validated
+from memory_project.api.lists import OwnerListApi
 from memory_project.exceptions import ServiceError
-from memory_project.pagination import StandardPagination, paginated_response
 from sessions.selectors.sessions import session_get
 
 
@@ -82,17 +82,16 @@ class MemoryListFilterSerializer(serializers.Serializer):
     )
 
 
-class MemoryListCreateApi(APIView):
-    pagination_class = StandardPagination
+@extend_schema_view(get=extend_schema(parameters=[MemoryListFilterSerializer]))
+class MemoryListCreateApi(OwnerListApi):
+    output_serializer = MemoryOutputSerializer
 
-    @extend_schema(parameters=[MemoryListFilterSerializer], responses=MemoryOutputSerializer(many=True))
-    def get(self, request):
+    def rows(self, request):
         data = dict(validated(MemoryListFilterSerializer, request.query_params))
         owner = request_owner(request)
-        qs = memory_list(
+        return memory_list(
             owner=owner, group_ids=memory_group_filter_ids(owner=owner, ref=data.pop("group", None)), **data
         )
-        return paginated_response(request, self, qs, MemoryOutputSerializer)
 
     @extend_schema(
         request=MemoryCreateInputSerializer,
@@ -160,13 +159,11 @@ class MemoryDetailApi(APIView):
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class MemoryHistoryApi(APIView):
-    pagination_class = StandardPagination
+class MemoryHistoryApi(OwnerListApi):
+    output_serializer = MemoryEventOutputSerializer
 
-    @extend_schema(responses=MemoryEventOutputSerializer(many=True))
-    def get(self, request, memory_id):
-        memory = memory_get(owner=request_owner(request), memory_id=memory_id)
-        return paginated_response(request, self, memory_history(memory=memory), MemoryEventOutputSerializer)
+    def rows(self, request, memory_id):
+        return memory_history(memory=memory_get(owner=request_owner(request), memory_id=memory_id))
 
 
 class SearchApi(APIView):

@@ -1,4 +1,4 @@
-from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema
+from drf_spectacular.utils import OpenApiParameter, PolymorphicProxySerializer, extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -6,9 +6,9 @@ from rest_framework.views import APIView
 from attachments.api import AttachmentOutputSerializer
 from attachments.selectors import turn_attachments
 from memory_project.api.fields import request_owner, validated
+from memory_project.api.lists import OwnerListApi
 from memory_project.api.schema import ErrorSerializer
 from memory_project.exceptions import Conflict
-from memory_project.pagination import StandardPagination, paginated_response
 from sessions.api.serializers import (
     AgentFilterSerializer,
     BulkTurnInputSerializer,
@@ -33,26 +33,26 @@ class TurnCreatedSerializer(serializers.Serializer):
     attachments = AttachmentOutputSerializer(many=True)
 
 
-class SessionListCreateApi(APIView):
-    pagination_class = StandardPagination
-
-    @extend_schema(
+@extend_schema_view(
+    get=extend_schema(
         parameters=[
             OpenApiParameter("status", str),
             OpenApiParameter("agent", str),
             OpenApiParameter("channel", str),
-        ],
-        responses=SessionOutputSerializer(many=True),
+        ]
     )
-    def get(self, request):
+)
+class SessionListCreateApi(OwnerListApi):
+    output_serializer = SessionOutputSerializer
+
+    def rows(self, request):
         params = validated(SessionListFilterSerializer, request.query_params)
-        qs = session_list(
+        return session_list(
             owner=request_owner(request),
             status=params.get("status"),
             agent=params.get("agent"),
             channel=params.get("channel"),
         )
-        return paginated_response(request, self, qs, SessionOutputSerializer)
 
     @extend_schema(request=SessionInputSerializer, responses={201: SessionOutputSerializer})
     def post(self, request):
@@ -68,13 +68,11 @@ class SessionDetailApi(APIView):
         return Response(SessionOutputSerializer(session).data)
 
 
-class TurnListCreateApi(APIView):
-    pagination_class = StandardPagination
+class TurnListCreateApi(OwnerListApi):
+    output_serializer = TurnOutputSerializer
 
-    @extend_schema(responses=TurnOutputSerializer(many=True))
-    def get(self, request, session_id):
-        session = session_get(owner=request_owner(request), session_id=session_id)
-        return paginated_response(request, self, turn_list(session=session), TurnOutputSerializer)
+    def rows(self, request, session_id):
+        return turn_list(session=session_get(owner=request_owner(request), session_id=session_id))
 
     @extend_schema(
         request=PolymorphicProxySerializer(
@@ -122,14 +120,13 @@ class SessionEndApi(APIView):
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
-class EpisodeListApi(APIView):
-    pagination_class = StandardPagination
+@extend_schema_view(get=extend_schema(parameters=[OpenApiParameter("agent", str)]))
+class EpisodeListApi(OwnerListApi):
+    output_serializer = EpisodeOutputSerializer
 
-    @extend_schema(parameters=[OpenApiParameter("agent", str)], responses=EpisodeOutputSerializer(many=True))
-    def get(self, request):
+    def rows(self, request):
         agent = validated(AgentFilterSerializer, request.query_params).get("agent")
-        qs = episode_list(owner=request_owner(request), agent=agent)
-        return paginated_response(request, self, qs, EpisodeOutputSerializer)
+        return episode_list(owner=request_owner(request), agent=agent)
 
 
 class ScratchpadApi(APIView):
