@@ -14,6 +14,17 @@ from memory_groups import api as groups_api
 from memory_project import health
 from sessions.api import views as session_views
 
+# Seed 004 §7's endpoints (its /api/memory/... paths under our prefix), slash optional as there:
+# (its path's last segment, view, URL name).
+COMPAT_ROUTES = [
+    ("consolidate", compat_api.CompatConsolidateApi, "compat-consolidate"),
+    ("archive", compat_api.CompatArchiveApi, "compat-archive"),
+    ("procedural", compat_api.CompatProceduralApi, "compat-procedural"),
+    ("rolling-summary", compat_api.CompatRollingSummaryApi, "compat-summary"),
+    ("entries", compat_api.CompatEntriesApi, "compat-entries"),
+    ("search", compat_api.CompatSearchApi, "compat-search"),
+]
+
 api_v1 = [
     path("sessions/", session_views.SessionListCreateApi.as_view(), name="session-list"),
     path("sessions/<uuid:session_id>/", session_views.SessionDetailApi.as_view(), name="session-detail"),
@@ -38,13 +49,7 @@ api_v1 = [
     path("export/", transfer_api.ExportApi.as_view(), name="export"),
     path("memory-md/", transfer_api.MemoryMdApi.as_view(), name="memory-md"),
     path("learnings-md/", transfer_api.LearningsMdApi.as_view(), name="learnings-md"),
-    # Seed 004 §7's endpoints (its /api/memory/... paths under our prefix), slash optional as there.
-    re_path(r"^memory/consolidate/?$", compat_api.CompatConsolidateApi.as_view(), name="compat-consolidate"),
-    re_path(r"^memory/archive/?$", compat_api.CompatArchiveApi.as_view(), name="compat-archive"),
-    re_path(r"^memory/procedural/?$", compat_api.CompatProceduralApi.as_view(), name="compat-procedural"),
-    re_path(r"^memory/rolling-summary/?$", compat_api.CompatRollingSummaryApi.as_view(), name="compat-summary"),
-    re_path(r"^memory/entries/?$", compat_api.CompatEntriesApi.as_view(), name="compat-entries"),
-    re_path(r"^memory/search/?$", compat_api.CompatSearchApi.as_view(), name="compat-search"),
+    *(re_path(rf"^memory/{slug}/?$", view.as_view(), name=name) for slug, view, name in COMPAT_ROUTES),
     path("webhooks/", webhooks_api.WebhookListCreateApi.as_view(), name="webhook-list"),
     path("webhooks/<uuid:webhook_id>/", webhooks_api.WebhookDetailApi.as_view(), name="webhook-detail"),
     path(
