@@ -7,13 +7,13 @@ from django.http import FileResponse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import serializers
-from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from attachments.models import Attachment
 from attachments.selectors import attachment_get, attachment_list
 from attachments.services import attachment_storage
 from attachments.sniff import TEXT_TYPES
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 
@@ -94,11 +94,11 @@ class AttachmentListApi(OwnerListApi):
         )
 
 
-class AttachmentDetailApi(APIView):
-    @extend_schema(responses=AttachmentOutputSerializer)
-    def get(self, request, attachment_id):
-        attachment = attachment_get(owner=request_owner(request), attachment_id=attachment_id)
-        return Response(AttachmentOutputSerializer(attachment).data)
+class AttachmentDetailApi(OwnerDetailApi):
+    output_serializer = AttachmentOutputSerializer
+
+    def row(self, request, attachment_id):
+        return attachment_get(owner=request_owner(request), attachment_id=attachment_id)
 
 
 class AttachmentDownloadApi(APIView):

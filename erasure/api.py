@@ -2,13 +2,14 @@
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from erasure.models import ErasureReceipt
 from erasure.services import owner_erase, receipt_verify
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 from memory_project.exceptions import ServiceError
@@ -92,12 +93,11 @@ class ErasureReceiptListApi(OwnerListApi):
         return ErasureReceipt.objects.filter(owner_id=request_owner(request).pk)
 
 
-class ErasureReceiptDetailApi(APIView):
-    @extend_schema(
-        parameters=[OpenApiParameter("receipt_id", OpenApiTypes.UUID, OpenApiParameter.PATH)],
-        responses=ErasureReceiptSerializer,
-    )
-    def get(self, request, receipt_id):
-        owner = request_owner(request)
-        receipt = get_object_or_404(ErasureReceipt, pk=receipt_id, owner_id=owner.pk)
-        return Response(ErasureReceiptSerializer(receipt).data)
+@extend_schema_view(
+    get=extend_schema(parameters=[OpenApiParameter("receipt_id", OpenApiTypes.UUID, OpenApiParameter.PATH)])
+)
+class ErasureReceiptDetailApi(OwnerDetailApi):
+    output_serializer = ErasureReceiptSerializer
+
+    def row(self, request, receipt_id):
+        return get_object_or_404(ErasureReceipt, pk=receipt_id, owner_id=request_owner(request).pk)

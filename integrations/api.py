@@ -4,11 +4,11 @@ from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
-from rest_framework.views import APIView
 
 from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 
@@ -101,10 +101,11 @@ class WebhookListCreateApi(OwnerListApi):
         return Response(WebhookCreatedOutputSerializer(subscription).data, status=status.HTTP_201_CREATED)
 
 
-class WebhookDetailApi(APIView):
-    @extend_schema(responses=WebhookOutputSerializer)
-    def get(self, request, webhook_id):
-        return Response(WebhookOutputSerializer(_subscription(request, webhook_id)).data)
+class WebhookDetailApi(OwnerDetailApi):
+    output_serializer = WebhookOutputSerializer
+
+    def row(self, request, webhook_id):
+        return _subscription(request, webhook_id)
 
     @extend_schema(responses={204: None}, description="Deletes the subscription and its delivery log.")
     def delete(self, request, webhook_id):

@@ -15,6 +15,7 @@ from memory_groups.services import (
     group_members_unassign,
     group_update,
 )
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 from memory_project.api.schema import ErrorSerializer
@@ -98,10 +99,14 @@ class GroupListCreateApi(OwnerListApi):
         return Response(_out(request, group), status=status.HTTP_201_CREATED)
 
 
-class GroupDetailApi(APIView):
-    @extend_schema(responses=GroupOutputSerializer)
-    def get(self, request, group_id):
-        return Response(_out(request, group_get(owner=request_owner(request), group_id=group_id)))
+class GroupDetailApi(OwnerDetailApi):
+    output_serializer = GroupOutputSerializer
+
+    def row(self, request, group_id):
+        return group_get(owner=request_owner(request), group_id=group_id)
+
+    def output_context(self, request) -> dict:
+        return {"paths": group_paths(owner=request_owner(request))}
 
     @extend_schema(request=GroupPatchSerializer, responses={200: GroupOutputSerializer, 409: ErrorSerializer})
     def patch(self, request, group_id):

@@ -32,6 +32,7 @@ from memories.services.transfer import (
     memory_export,
     memory_import_text,
 )
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 from memory_project.api.schema import ErrorSerializer
@@ -232,18 +233,21 @@ class ImportJobListApi(OwnerListApi):
         return ImportJob.objects.filter(owner=request_owner(request)).defer("text").order_by("-created_at", "id")
 
 
-class ImportJobDetailApi(APIView):
-    @extend_schema(
-        responses=ImportJobOutputSerializer,
+@extend_schema_view(
+    get=extend_schema(
         description="A background import: `status` (pending, running, done, failed), `processed` of `total` "
         "entries and `percent` while it runs; the import report when done; `problems` (line, field, message) "
         "when its entries were refused, in which case nothing was imported.",
     )
-    def get(self, request, job_id):
+)
+class ImportJobDetailApi(OwnerDetailApi):
+    output_serializer = ImportJobOutputSerializer
+
+    def row(self, request, job_id):
         job = ImportJob.objects.filter(owner=request_owner(request), pk=job_id).defer("text").first()
         if job is None:
             raise Http404
-        return Response(ImportJobOutputSerializer(job).data)
+        return job
 
 
 class ExportQuerySerializer(StrictSerializer):

@@ -38,6 +38,7 @@ from memories.services.memories import memory_update
 from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_NAMES, TOOL_SCHEMAS
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 from memory_project.exceptions import ServiceError
@@ -129,11 +130,11 @@ class MemoryDeleteQuerySerializer(serializers.Serializer):
     purge = serializers.BooleanField(required=False, default=False)
 
 
-class MemoryDetailApi(APIView):
-    @extend_schema(responses=MemoryDetailOutputSerializer)
-    def get(self, request, memory_id):
-        memory = memory_get_detail(owner=request_owner(request), memory_id=memory_id)
-        return Response(MemoryDetailOutputSerializer(memory).data)
+class MemoryDetailApi(OwnerDetailApi):
+    output_serializer = MemoryDetailOutputSerializer
+
+    def row(self, request, memory_id):
+        return memory_get_detail(owner=request_owner(request), memory_id=memory_id)
 
     @extend_schema(request=MemoryUpdateInputSerializer, responses=MemoryOutputSerializer)
     def patch(self, request, memory_id):

@@ -8,6 +8,8 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from memory_project.api.lists import OwnerListApi
+
 
 class ErrorBodySerializer(serializers.Serializer):
     code = serializers.CharField(help_text="machine-readable reason, e.g. `invalid`, `not_found`, `conflict`")
@@ -50,10 +52,11 @@ class ServiceAutoSchema(AutoSchema):
         return statuses
 
     def get_response_serializers(self):
-        # An `OwnerListApi` names its rows' serializer once, for the view and for this page schema.
-        listed = getattr(self.view, "output_serializer", None)
-        if self.method == "GET" and listed is not None:
-            return listed(many=True)
+        # An `OwnerListApi` (a page of rows) or `OwnerDetailApi` (one row) names its serializer once,
+        # for the view and for this schema.
+        shown = getattr(self.view, "output_serializer", None)
+        if self.method == "GET" and shown is not None:
+            return shown(many=isinstance(self.view, OwnerListApi))
         return super().get_response_serializers()
 
     def _get_response_bodies(self, direction="response"):

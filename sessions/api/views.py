@@ -5,6 +5,7 @@ from rest_framework.views import APIView
 
 from attachments.api import AttachmentOutputSerializer
 from attachments.selectors import turn_attachments
+from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import request_owner, validated
 from memory_project.api.lists import OwnerListApi
 from memory_project.api.schema import ErrorSerializer
@@ -61,11 +62,11 @@ class SessionListCreateApi(OwnerListApi):
         return Response(SessionOutputSerializer(session).data, status=status.HTTP_201_CREATED)
 
 
-class SessionDetailApi(APIView):
-    @extend_schema(responses=SessionOutputSerializer)
-    def get(self, request, session_id):
-        session = session_get(owner=request_owner(request), session_id=session_id)
-        return Response(SessionOutputSerializer(session).data)
+class SessionDetailApi(OwnerDetailApi):
+    output_serializer = SessionOutputSerializer
+
+    def row(self, request, session_id):
+        return session_get(owner=request_owner(request), session_id=session_id)
 
 
 class TurnListCreateApi(OwnerListApi):
