@@ -47,13 +47,8 @@ class SessionListCreateApi(OwnerListApi):
     output_serializer = SessionOutputSerializer
 
     def rows(self, request):
-        params = validated(SessionListFilterSerializer, request.query_params)
-        return session_list(
-            owner=request_owner(request),
-            status=params.get("status"),
-            agent=params.get("agent"),
-            channel=params.get("channel"),
-        )
+        filters = validated(SessionListFilterSerializer, request.query_params)
+        return session_list(owner=request_owner(request), **filters)
 
     @extend_schema(request=SessionInputSerializer, responses={201: SessionOutputSerializer})
     def post(self, request):
