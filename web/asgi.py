@@ -1,14 +1,10 @@
 import os
 
-import django
+from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
 # Django must be set up before the consumers (and the models they import) are loaded.
-django.setup(set_prefix=False)
-
-from web.asgi_handler import SyncChainASGIHandler  # noqa: E402
-
-django_asgi_app = SyncChainASGIHandler()
+django_asgi_app = get_asgi_application()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
