@@ -32,7 +32,7 @@ from memories.selectors.search.statements import (
 from memories.selectors.search.vector import source_turns, turn_neighbours, vector_rows
 from memories.selectors.search.workers import lexical_submit
 from memories.selectors.supersession import current_first
-from memories.services.embeddings import embedding_get_soon
+from memories.services.embeddings import embedding_get_soon, vector_mean_direction
 
 SCOPES = ("memories", "turns", "all")
 
@@ -92,7 +92,7 @@ def memory_search(
             sources.append(
                 source_build(cursor, kind="turn", where=where, params=params, lexemes=lexemes, stored=stored)
             )
-        vec = vector_literal(_mean_direction(query_vectors.result()))
+        vec = vector_literal(vector_mean_direction(query_vectors.result()))
         statements = [lexical_statement(source, vec=vec, limit=limit) if source.lexemes else None for source in sources]
         pending = [lexical_submit(*statement) if parallel and statement else None for statement in statements]
         for source, statement, future in zip(sources, statements, pending):
@@ -117,18 +117,6 @@ def memory_search(
         "took_ms": round(took_ms, 3),
         "stale_corpora": [source.kind for source in sources if source.stale],
     }
-
-
-def _mean_direction(vectors: list[list[float]]) -> list[float]:
-    """The normalised sum of the unit vectors: cosine similarity to it weighs each text alike."""
-    if len(vectors) == 1:
-        return vectors[0]
-    total = [0.0] * len(vectors[0])
-    for vector in vectors:
-        norm = math.sqrt(sum(v * v for v in vector)) or 1.0
-        total = [t + v / norm for t, v in zip(total, vector)]
-    norm = math.sqrt(sum(t * t for t in total)) or 1.0
-    return [t / norm for t in total]
 
 
 def _result(ranked: dict, provenance: dict[str, list[dict]]) -> dict:

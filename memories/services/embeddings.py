@@ -11,6 +11,7 @@ per owner as well.
 """
 
 import hashlib
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -151,3 +152,13 @@ def embedding_get_soon(*, owner, texts: list[str]) -> Future:
     """A search query's vectors for `owner`, one per text (in-process cache only, as `persist=False`),
     computed in one call of the model on another thread while the caller goes on."""
     return _query_pool.submit(embedding_get_many, owner=owner, texts=texts, persist=False)
+
+
+def vector_mean_direction(vectors: list[list[float]]) -> list[float]:
+    """The unit vector along the sum of the given embeddings (unit vectors, as every provider returns
+    them): cosine similarity to it weighs each of them alike."""
+    if len(vectors) == 1:
+        return vectors[0]
+    total = [sum(values) for values in zip(*vectors)]
+    norm = math.sqrt(sum(t * t for t in total)) or 1.0
+    return [t / norm for t in total]

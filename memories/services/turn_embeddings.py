@@ -12,7 +12,6 @@ with FOR UPDATE SKIP LOCKED, so fills running at once never embed a turn twice, 
 batch in one model call, which is where the cost per turn falls under load.
 """
 
-import math
 import threading
 import time
 from typing import Any
@@ -22,7 +21,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from memories.services.embeddings import embedding_get_many
+from memories.services.embeddings import embedding_get_many, vector_mean_direction
 from memory_project.background import background_process_attached, background_send
 from sessions.models import ChatSession, ConversationTurn
 
@@ -44,12 +43,7 @@ def turn_vectors(*, owner, texts: list[str], before: list[str | None]) -> list[l
     # One model call for all of an owner's turns in the batch: far cheaper per text than one each.
     vectors = embedding_get_many(owner=owner, texts=texts + contextual)
     own, with_context = vectors[: len(texts)], vectors[len(texts) :]
-    out = []
-    for a, b in zip(own, with_context):
-        mean = [(x + y) / 2 for x, y in zip(a, b)]
-        norm = math.sqrt(sum(v * v for v in mean)) or 1.0
-        out.append([v / norm for v in mean])
-    return out
+    return [vector_mean_direction([a, b]) for a, b in zip(own, with_context)]
 
 
 def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> list[list[float]]:
