@@ -57,7 +57,7 @@ def test_a_session_that_finishes_nothing_adds_no_completion(user):
     end_and_consolidate(session)
 
     # then the scratchpad gained nothing, and the episode tells the news and the request
-    assert [p.recent_completions for p in Scratchpad.objects.filter(owner=user)] in ([], [[]])
+    assert list(Scratchpad.objects.filter(owner=user).values_list("recent_completions", flat=True)) == []
     assert Episode.objects.get(session=session).summary == (
         "User and their family adopted a border collie named Biscuit last Saturday (2023-05-06). "
         "User asked the assistant to suggest a food brand for him."
