@@ -6,12 +6,12 @@ import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
-from django.db import connection
 from django.utils import timezone
 
 from memories.models import SearchCorpus
 from memories.selectors.search.statements import MEMORY_COLUMNS, TURN_COLUMNS
 from memory_project.text import cjk_ngrams
+from sessions.models import ConversationTurn
 
 TABLES = {SearchCorpus.MEMORY: "memories_memory", SearchCorpus.TURN: "chat_sessions_conversationturn"}
 
@@ -189,13 +189,9 @@ def owner_speakers(*, owner_id: int) -> list[str]:
     now = time.monotonic()
     if cached and now - cached[0] < _STATS_TTL_SECONDS:
         return cached[1]
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT DISTINCT speaker FROM (SELECT speaker FROM chat_sessions_conversationturn WHERE owner_id = %s "
-            "ORDER BY created_at DESC LIMIT %s) recent WHERE speaker <> ''",
-            [owner_id, SPEAKERS_RECENT_TURNS],
-        )
-        speakers = sorted((row[0] for row in cursor.fetchall()), key=lambda name: (-len(name), name))
+    recent = ConversationTurn.objects.filter(owner_id=owner_id).order_by("-created_at")[:SPEAKERS_RECENT_TURNS]
+    names = {speaker for speaker in recent.values_list("speaker", flat=True) if speaker}
+    speakers = sorted(names, key=lambda name: (-len(name), name))
     _speakers_cache[owner_id] = (now, speakers)
     return speakers
 
