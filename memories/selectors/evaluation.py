@@ -251,7 +251,7 @@ def retrieval_evaluate(*, owner, questions: list[Question], ks: tuple[int, ...] 
         ranked["bm25"].append(corpus.bm25(question.text, depth))
         took["bm25"].append((time.perf_counter() - started) * 1000)
         started = time.perf_counter()
-        ranked["dense"].append(corpus.dense(embedding_get(owner=owner, text=question.text, persist=False), depth))
+        ranked["dense"].append(corpus.dense(embedding_get(owner=owner, text=question.text, query=True), depth))
         took["dense"].append((time.perf_counter() - started) * 1000)
     systems = {}
     for system in SYSTEMS:

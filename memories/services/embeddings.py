@@ -51,18 +51,20 @@ def embedding_cache_forget_local(*, keys: list[str]) -> None:
             _lru.pop(key, None)
 
 
-def embedding_get_many(*, owner, texts: list[str], persist: bool = True) -> list[list[float]]:
+def embedding_get_many(*, owner, texts: list[str], query: bool = False) -> list[list[float]]:
     """Embed `texts` for `owner` (a user or its id), reusing that owner's cached vectors; new vectors
     are stored for the owner's next call.
 
-    With persist=False (search queries) only the in-process cache is used, not the table: a query
-    is rarely asked twice across processes, and a row per distinct query would grow without bound
-    while costing every search a read and a write.
+    Search queries (query=True) are embedded by the query embedder (`get_embedder(query=True)`) and
+    only the in-process cache is used, not the table: a query is rarely asked twice across
+    processes, and a row per distinct query would grow without bound while costing every search a
+    read and a write.
     """
     if not texts:
         return []
     owner_id = _owner_id(owner)
-    embedder = get_embedder()
+    embedder = get_embedder(query=query)
+    persist = not query
     cleaned = [normalize(t) for t in texts]
     keys = [_key(embedder.name, owner_id, t) for t in cleaned]
     found: dict[str, list[float]] = {}
@@ -117,8 +119,8 @@ def _lru_put(vectors: dict[str, list[float]]) -> None:
             _lru.popitem(last=False)
 
 
-def embedding_get(*, owner, text: str, persist: bool = True) -> list[float]:
-    return embedding_get_many(owner=owner, texts=[text], persist=persist)[0]
+def embedding_get(*, owner, text: str, query: bool = False) -> list[float]:
+    return embedding_get_many(owner=owner, texts=[text], query=query)[0]
 
 
 def embedding_cache_stats(*, owner) -> dict:
@@ -149,9 +151,9 @@ os.register_at_fork(after_in_child=_new_query_pool_after_fork)
 
 
 def embedding_get_soon(*, owner, texts: list[str]) -> Future:
-    """A search query's vectors for `owner`, one per text (in-process cache only, as `persist=False`),
-    computed in one call of the model on another thread while the caller goes on."""
-    return _query_pool.submit(embedding_get_many, owner=owner, texts=texts, persist=False)
+    """A search query's vectors for `owner`, one per text (`query=True`), computed in one call of the
+    model on another thread while the caller goes on."""
+    return _query_pool.submit(embedding_get_many, owner=owner, texts=texts, query=True)
 
 
 def vector_mean_direction(vectors: list[list[float]]) -> list[float]:

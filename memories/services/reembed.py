@@ -12,8 +12,8 @@ from sessions.models import ConversationTurn, Episode
 
 def embedding_dimension_problem() -> str:
     """Why the configured provider's vectors cannot be stored ("" when they can)."""
-    # Owner 0 is nobody: the probe stays in this process (persist=False), never in the table.
-    probe = embedding_get_many(owner=0, texts=["dimension probe"], persist=False)[0]
+    # Owner 0 is nobody: the probe stays in this process (query=True), never in the table.
+    probe = embedding_get_many(owner=0, texts=["dimension probe"], query=True)[0]
     if len(probe) == settings.EMBEDDING_DIM:
         return ""
     return (

@@ -15,6 +15,10 @@ EMBEDDING_BATCH_SIZE = env_int("EMBEDDING_BATCH_SIZE", 64, minimum=1)
 # The local model runs on ONNX Runtime (exported once from the packaged weights into
 # EMBEDDING_MODEL_DIR) or on PyTorch; both give the same vectors, ONNX several times faster.
 EMBEDDING_RUNTIME = env_choice("EMBEDDING_RUNTIME", "onnx", ("onnx", "torch"))
+# A search query's vector on ONNX with the model's weight matrices in 8-bit integers (quantized once
+# from the exported graph): ~3x faster on a CPU, within a cosine of ~0.99 of float32, and LoCoMo dev
+# recall unchanged. Stored vectors (turns, memories) are always float32, so they stay valid either way.
+EMBEDDING_QUERY_PRECISION = env_choice("EMBEDDING_QUERY_PRECISION", "int8", ("int8", "float32"))
 EMBEDDING_MODEL_DIR = Path(env_str("EMBEDDING_MODEL_DIR", str(DATA_DIR / "models")))
 # Threads per embedding call; a web process per core wants one.
 EMBEDDING_THREADS = env_int("EMBEDDING_THREADS", 1, minimum=1, maximum=64)

@@ -23,7 +23,8 @@ class CountingEmbedder:
 @pytest.fixture
 def counting(monkeypatch):
     embedder = CountingEmbedder(embeddings.get_embedder())
-    monkeypatch.setattr(embeddings, "get_embedder", lambda: embedder)
+    # Stored and query vectors alike (with the hashing provider both are the same embedder).
+    monkeypatch.setattr(embeddings, "get_embedder", lambda query=False: embedder)
     return embedder
 
 
