@@ -438,11 +438,12 @@ def service_search(owner, query: str) -> tuple[dict, float]:
 
 
 def embed_queries(queries: list[str]) -> tuple[list, list[float]]:
-    """Each query embedded alone, as the service does; the timings show its share of a search."""
+    """Each query embedded alone by the query embedder, as the service does; the timings show its
+    share of a search, and the baseline searches with the very vector the service uses."""
     from memories.providers.embeddings import get_embedder
     from memory_project.text import normalize
 
-    embedder = get_embedder()
+    embedder = get_embedder(query=True)
     vectors, timings = [], []
     for query in queries:
         started = time.perf_counter()
