@@ -6,7 +6,8 @@ from django.conf import settings
 from memories.models import Memory
 from memories.services.responder import chat_answer
 from memory_project.exceptions import ServiceError
-from sessions.models import Channel, ChatSession
+from sessions.choices import Channel
+from sessions.models import ChatSession
 from sessions.selectors.sessions import session_get
 from sessions.services.sessions import session_create, session_end, turn_append_many
 

@@ -27,7 +27,8 @@ from memories.services.actions import memory_revert
 from memories.services.memories import SNAPSHOT_FIELDS
 from memory_groups.selectors import group_paths
 from memory_project.exceptions import ServiceError
-from sessions.models import Channel, ChatSession, Episode
+from sessions.choices import Channel
+from sessions.models import ChatSession, Episode
 from sessions.selectors.sessions import episode_list, scratchpad_get, session_get, session_list, turn_list
 
 SESSIONS_PER_PAGE = 50

@@ -10,7 +10,8 @@ from django.urls import reverse
 from dashboard.agents import agent_list
 from dashboard.layout import page_render
 from dashboard.owners import owner_for, owner_query
-from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
+from integrations.choices import WebhookEvent
+from integrations.models import WebhookDelivery, WebhookSubscription
 from memories.models import ApiKey
 
 DELIVERIES_PER_PAGE = 50

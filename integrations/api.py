@@ -5,7 +5,8 @@ from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
-from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
+from integrations.choices import WebhookEvent
+from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
 from memory_project.api.detail import OwnerDetailApi

@@ -2,6 +2,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from integrations.choices import WebhookEvent
 from memory_project.models import UUIDModel
 
 
@@ -61,14 +62,6 @@ class TelegramUpdate(models.Model):
 
     def __str__(self):
         return str(self.update_id)
-
-
-class WebhookEvent(models.TextChoices):
-    MEMORY_ADDED = "memory.added"
-    MEMORY_UPDATED = "memory.updated"
-    MEMORY_FORGOTTEN = "memory.forgotten"
-    MEMORY_SUPERSEDED = "memory.superseded"
-    EXTRACTION_COMPLETED = "extraction.completed"
 
 
 class WebhookSubscription(UUIDModel):

@@ -7,13 +7,7 @@ from pgvector.django import VectorField
 from memory_project.jobs import JobStatus
 from memory_project.models import UUIDModel
 from memory_project.search_fields import embedding_index, search_vector_field
-
-
-class Channel(models.TextChoices):
-    WEB = "web"
-    TELEGRAM = "telegram"
-    API = "api"
-    HEARTBEAT = "heartbeat"
+from sessions.choices import Channel, Role
 
 
 class ChatSession(UUIDModel):
@@ -53,13 +47,6 @@ class ChatSession(UUIDModel):
 
     def __str__(self):
         return self.title or str(self.id)
-
-
-class Role(models.TextChoices):
-    USER = "user"
-    ASSISTANT = "assistant"
-    SYSTEM = "system"
-    TOOL = "tool"
 
 
 class ConversationTurn(UUIDModel):

@@ -24,7 +24,8 @@ from memories.selectors.retrieval import memory_search
 from memories.services.actions import memory_forget
 from memories.services.responder import chat_answer
 from memory_project.exceptions import ServiceError
-from sessions.models import Channel, ChatSession, Role
+from sessions.choices import Channel, Role
+from sessions.models import ChatSession
 from sessions.services.sessions import session_create, session_end, turn_append_many
 
 logger = logging.getLogger(__name__)

@@ -24,7 +24,8 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from integrations.models import WebhookDelivery, WebhookEvent, WebhookSubscription
+from integrations.choices import WebhookEvent
+from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.http import webhook_http_client
 from integrations.services.webhook_targets import target_problem
 from memory_project.exceptions import ServiceError

@@ -11,7 +11,8 @@ from memories.selectors.memories import memory_in_groups
 from memories.selectors.retrieval import memory_search
 from memories.tools import TOOLS_DESCRIPTION
 from memory_project.text import estimate_tokens
-from sessions.models import ChatSession, ConversationTurn, Role
+from sessions.choices import Role
+from sessions.models import ChatSession, ConversationTurn
 from sessions.selectors.sessions import scratchpad_get
 
 

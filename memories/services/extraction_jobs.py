@@ -20,7 +20,8 @@ from django.utils import timezone
 
 from memories.services.extraction import ExtractionStats, extraction_job_process
 from memory_project.background import background_process_attached
-from sessions.models import ChatSession, ConversationTurn, ExtractionJob, Role
+from sessions.choices import Role
+from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,8 @@ from memories.services.search import context_deliver, memory_search_run
 from memories.services.tools import tool_execute
 from memories.tools import TOOL_SCHEMAS
 from memory_project.exceptions import ServiceError
-from sessions.models import ChatSession, ConversationTurn, Role
+from sessions.choices import Role
+from sessions.models import ChatSession, ConversationTurn
 from sessions.selectors.sessions import turn_list
 from sessions.services.sessions import turn_append_many
 

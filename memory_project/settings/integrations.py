@@ -46,7 +46,7 @@ LOGGING["loggers"]["httpx2"] = {"level": "WARNING"}
 # Named once in the OpenAPI schema, whichever serializer field uses them.
 SPECTACULAR_SETTINGS.setdefault("ENUM_NAME_OVERRIDES", {}).update(
     {
-        "WebhookEventEnum": "integrations.models.WebhookEvent",
+        "WebhookEventEnum": "integrations.choices.WebhookEvent",
         "WebhookDeliveryStatusEnum": "integrations.models.WebhookDelivery.DeliveryStatus",
         # One name per choice set that several fields share (issue 14: generated clients get one enum).
         "MemoryStatusEnum": "memories.models.Status",

@@ -11,7 +11,8 @@ from memory_project.api.fields import (
     StrictJSONObjectField,
     StrictSerializer,
 )
-from sessions.models import Channel, ChatSession, ConversationTurn, Episode, Role, Scratchpad
+from sessions.choices import Channel, Role
+from sessions.models import ChatSession, ConversationTurn, Episode, Scratchpad
 
 
 class SessionInputSerializer(StrictSerializer):

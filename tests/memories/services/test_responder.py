@@ -8,7 +8,8 @@ import pytest
 from memories.drafts import MemoryDraft
 from memories.services.memories import memory_create
 from memories.services.responder import OFFLINE_NOTICE, chat_answer
-from sessions.models import Channel, ConversationTurn
+from sessions.choices import Channel
+from sessions.models import ConversationTurn
 from sessions.services.sessions import session_create, turn_append_many
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
