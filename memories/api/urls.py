@@ -1,6 +1,6 @@
 """The memories app's part of /api/v1/, included by web/urls.py."""
 
-from django.urls import path, re_path
+from django.urls import include, path, re_path
 
 from memories.api import compat, lifecycle, transfer, views
 
@@ -15,10 +15,15 @@ COMPAT_ROUTES = [
     ("search", compat.CompatSearchApi, "compat-search"),
 ]
 
+# A memory's own routes, under memories/<id>/.
+memory_patterns = [
+    path("", views.MemoryDetailApi.as_view(), name="memory-detail"),
+    path("history/", views.MemoryHistoryApi.as_view(), name="memory-history"),
+]
+
 urlpatterns = [
     path("memories/", views.MemoryListCreateApi.as_view(), name="memory-list"),
-    path("memories/<uuid:memory_id>/", views.MemoryDetailApi.as_view(), name="memory-detail"),
-    path("memories/<uuid:memory_id>/history/", views.MemoryHistoryApi.as_view(), name="memory-history"),
+    path("memories/<uuid:memory_id>/", include(memory_patterns)),
     path("search/", views.SearchApi.as_view(), name="search"),
     path("context/", views.ContextApi.as_view(), name="context"),
     path("metrics/", views.MetricsApi.as_view(), name="metrics"),
