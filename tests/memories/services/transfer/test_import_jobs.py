@@ -44,7 +44,7 @@ def test_a_large_import_answers_202_and_its_job_shows_progress_then_the_report(s
     owner = UserFactory(username="erin")
     api = client_for(owner)
     gated = GatedEmbedder(embeddings.get_embedder(), gate_at=11)
-    monkeypatch.setattr(embeddings, "get_embedder", lambda: gated)
+    monkeypatch.setattr(embeddings, "get_embedder", lambda query=False: gated)
     text = jsonl(40)
 
     # when the file is posted
