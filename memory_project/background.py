@@ -46,8 +46,14 @@ def background_process_attached() -> bool:
 def background_send(task, *args) -> None:
     if settings.CELERY_TASK_ALWAYS_EAGER:
         _pool.submit(_run, task, args)
-    else:
+    elif connection.in_atomic_block:
         transaction.on_commit(lambda: task.delay(*args))
+    else:
+        # Outside a transaction, sent now. on_commit would do the same, but first borrows a
+        # connection to ask whether autocommit is on: from a thread that then ends (a batch
+        # buffer's timer) that pooled connection was never given back, and after DB_POOL_MAX_SIZE
+        # such sends every request of the process waited DB_POOL_TIMEOUT and got 503.
+        task.delay(*args)
 
 
 def background_drain(timeout: float = 30) -> None:

@@ -5,12 +5,17 @@ its oldest add is `seconds` old, whichever comes first; a timer catches a quiet 
 age counts from its first add, so a lone call after a quiet spell waits for company like any other.
 """
 
+import logging
 import threading
 import time
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+
+from memory_project.dbconn import thread_work
+
+logger = logging.getLogger(__name__)
 
 
 class BatchBuffer:
@@ -33,10 +38,16 @@ class BatchBuffer:
             self._adds += 1
             due = self._adds >= getattr(settings, self._items_setting) or time.monotonic() - self._since >= seconds
             if not due and self._timer is None:
-                self._timer = threading.Timer(seconds, self._flush)
+                self._timer = threading.Timer(seconds, self._flush_on_timer)
                 self._timer.daemon = True
                 self._timer.start()
         if due:
+            self._flush()
+
+    def _flush_on_timer(self) -> None:
+        # The timer's thread ends after this: a pooled connection the flush borrowed must be given
+        # back now, or the process's pool loses a connection for good.
+        with thread_work(logger, "sending a batch from %s failed", self._items_setting):
             self._flush()
 
     def take(self) -> dict:

@@ -1,8 +1,10 @@
 """The in-process background pool (no broker): one thread, one kept connection, safe across fork."""
 
+import threading
+
 import pytest
 from celery import shared_task
-from django.db import OperationalError, connection
+from django.db import OperationalError, connection, transaction
 
 from memories.models import Memory
 from memories.tasks import memory_access_task
@@ -94,3 +96,46 @@ def test_a_task_that_keeps_failing_stops_after_its_retries(caplog):
     assert _attempts == [1, 2, 3]
     errors = [r.getMessage() for r in caplog.records if r.levelname == "ERROR"]
     assert errors == ["background task tests.memory_project.test_background._flaky_task failed"]
+
+
+def test_with_a_broker_a_send_from_a_thread_of_its_own_borrows_no_connection(settings):
+    # given a broker (tasks are sent, not run here) and a task that records what it is sent
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent, borrowed = [], []
+
+    class RecordingTask:
+        def delay(self, *args):
+            sent.append(args)
+
+    # when a thread that then ends (as a batch buffer's timer does) sends it outside any transaction
+    def send():
+        background_send(RecordingTask(), 7, "search")
+        borrowed.append(connection.connection is not None)
+
+    thread = threading.Thread(target=send)
+    thread.start()
+    thread.join()
+
+    # then the task was sent at once, and the thread took no connection from the pool (one it never
+    # gave back would be lost to the process for good)
+    assert sent == [(7, "search")]
+    assert borrowed == [False]
+
+
+def test_with_a_broker_a_send_inside_a_transaction_waits_for_its_commit(settings):
+    # given a broker and a task that records what it is sent
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    sent = []
+
+    class RecordingTask:
+        def delay(self, *args):
+            sent.append(args)
+
+    # when it is sent inside a transaction
+    with transaction.atomic():
+        background_send(RecordingTask(), 7)
+        # then nothing goes before the commit
+        assert sent == []
+
+    # and it goes once the transaction commits
+    assert sent == [(7,)]

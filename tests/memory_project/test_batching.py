@@ -2,6 +2,9 @@
 
 import time
 
+import pytest
+from django.db import connections
+
 from memory_project.batching import BatchBuffer
 
 
@@ -41,3 +44,26 @@ def test_a_batch_ages_from_its_first_add_not_from_the_last_send(settings):
     assert sent == []
     assert buffer.pending() == [1]
     assert buffer.take() == {"a": 1}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_batch_sent_by_the_timer_gives_its_connection_back(settings):
+    # given a buffer whose timer sends the batch after 0.05 s, through a flush that uses the database
+    settings.T_SECONDS, settings.T_ITEMS = 0.05, 100
+    used = []
+
+    def flush():
+        connections["default"].ensure_connection()
+        used.append(connections["default"])
+
+    buffer = BatchBuffer(seconds_setting="T_SECONDS", items_setting="T_ITEMS", flush=flush)
+
+    # when one add arrives and the timer fires
+    buffer.add("a", lambda _: 1)
+    buffer._timer.join(timeout=10)
+
+    # then the flush ran on the timer's thread, and that thread's connection was closed (given back
+    # to the pool) before the thread ended
+    assert len(used) == 1
+    assert used[0] is not connections["default"]
+    assert used[0].connection is None
