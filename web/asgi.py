@@ -1,10 +1,14 @@
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
 # Django must be set up before the consumers (and the models they import) are loaded.
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from web.asgi_handler import SyncChainASGIHandler  # noqa: E402
+
+django_asgi_app = SyncChainASGIHandler()
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
