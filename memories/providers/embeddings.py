@@ -87,7 +87,7 @@ class LocalEmbedder:
         with self._lock:
             if self._embed is None and self.runtime == "onnx":
                 try:
-                    onnx = OnnxMiniLM(precision=self.precision)
+                    onnx = OnnxMiniLM(onnx_model_ensure(self.precision))
                     onnx._load()
                     self._embed = onnx.embed
                 except Exception:

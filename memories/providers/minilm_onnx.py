@@ -194,9 +194,8 @@ class OnnxMiniLM:
 
     dim = 384
 
-    def __init__(self, path: Path | None = None, precision: str = "float32"):
+    def __init__(self, path: Path | None = None):
         self._path = path
-        self.precision = precision
         self._session = None
         self._tokenizer = None
         self._lock = threading.Lock()
@@ -215,7 +214,7 @@ class OnnxMiniLM:
                 # Shapes change with every batch: a memory pattern planned for one is wasted on the next.
                 options.enable_mem_pattern = False
                 options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-                path = self._path or onnx_model_ensure(self.precision)
+                path = self._path or onnx_model_ensure()
                 self._tokenizer = _tokenizer()
                 self._session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         return self._session, self._tokenizer
