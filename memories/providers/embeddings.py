@@ -78,8 +78,7 @@ class LocalEmbedder:
     dim = 384
 
     def __init__(self, runtime: str = "onnx", precision: str = "float32"):
-        self.runtime = runtime
-        self.precision = precision
+        self.runtime, self.precision = runtime, precision
         self._embed = None
         self._lock = threading.Lock()
 
