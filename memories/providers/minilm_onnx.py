@@ -8,11 +8,12 @@ and only then moved into place. It computes exactly what sentence-transformers d
 pooling over the attention mask, L2 normalisation, inputs truncated to 256 tokens; vectors agree
 with the PyTorch ones to a cosine of 1 - 1e-6, so stored vectors and cache entries stay valid.
 
-With EMBEDDING_PRECISION=int8 (the default) the graph's weight matrices are then quantized to 8-bit
-integers, per output channel, with activations quantized on the fly (ONNX Runtime's dynamic
-quantization): a one-query embedding takes about a third of the float32 time on a CPU, and the
-vectors stay within a cosine of ~0.99 of the float32 ones (checked on the probe sentences before
-the file is used). Such vectors carry another model name, so they never share cache entries.
+For search queries (EMBEDDING_QUERY_PRECISION=int8, the default) a second file has the graph's
+weight matrices quantized to 8-bit integers, per output channel, with activations quantized on the
+fly (ONNX Runtime's dynamic quantization): a one-query embedding takes about a third of the float32
+time on a CPU, and the vectors stay within a cosine of ~0.99 of the float32 ones (checked on the
+probe sentences before the file is used). Such vectors carry another model name, so they never
+share cache entries; stored vectors are always float32.
 """
 
 import fcntl
