@@ -32,6 +32,13 @@ def fresh_rate_limits():
 
 
 @pytest.fixture(autouse=True)
+def access_counts_sent_per_search(settings):
+    """Each search's access counts go to the background at once (as tests read them after a drain);
+    tests/memories/services/test_access.py covers the batching."""
+    settings.ACCESS_COUNT_FLUSH_SEARCHES = 1
+
+
+@pytest.fixture(autouse=True)
 def quick_password_hashing(settings):
     """Speed only: PBKDF2 made every UserFactory call cost half a second. Tests whose users log in
     to a server subprocess hash with PBKDF2 themselves (tests/dashboard/test_browser.py)."""

@@ -54,6 +54,10 @@ MEMORY_SCORING = {
     "PIN_MIN_STRENGTH": env_float("MEMORY_PIN_MIN_STRENGTH", 0.5, minimum=0, maximum=1),
     "PIN_MAX": env_int("MEMORY_PIN_MAX", 20, minimum=0),
 }
+# The memories a search returns count as used (access count, last access): written off the query
+# path, each process's searches sent in one batch at least this often and at most this many a batch.
+ACCESS_COUNT_FLUSH_SECONDS = env_float("ACCESS_COUNT_FLUSH_SECONDS", 1.0, minimum=0.01)
+ACCESS_COUNT_FLUSH_SEARCHES = env_int("ACCESS_COUNT_FLUSH_SEARCHES", 50, minimum=1)
 MEMORY_RETRIEVAL = {
     "WEIGHT_RELEVANCE": env_float("RETRIEVAL_WEIGHT_RELEVANCE", 0.6, minimum=0),
     "WEIGHT_IMPORTANCE": env_float("RETRIEVAL_WEIGHT_IMPORTANCE", 0.25, minimum=0),
