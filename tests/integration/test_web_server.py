@@ -82,8 +82,11 @@ def _holder(workers: set[int], server_port: int, client_port: int) -> int | None
 def _leaders() -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(
+            # Advisory locks are per database; other servers of the shared embedded cluster (another
+            # test run, a bench) hold this key in their own databases.
             "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s AND l.objid = %s",
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s AND l.objid = %s "
+            "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
         )
         return [row[0] for row in cursor.fetchall()]

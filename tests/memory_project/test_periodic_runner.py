@@ -133,7 +133,8 @@ def test_a_runner_whose_lock_connection_dies_stops_leading():
         assert wait_for(lambda: runner.leading and runner.leadership._connection.info.backend_pid != pid)
         with connection.cursor() as cursor:
             cursor.execute(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s",
+                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s "
+                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
                 [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
             )
             holders = cursor.fetchone()[0]
