@@ -1,5 +1,5 @@
 """Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders,
-workers racing each other, forked children and waiting on a condition."""
+workers racing each other, forked children, waiting on a condition and ASGI request scopes."""
 
 import json
 import os
@@ -124,3 +124,21 @@ def wait_for(predicate: Callable[[], object], timeout: float = 10.0) -> bool:
             return True
         time.sleep(0.05)
     return False
+
+
+def asgi_http_scope(method: str, path: str, *, query: bytes = b"", headers: list[tuple[bytes, bytes]]) -> dict:
+    """The scope an ASGI server hands the application for one HTTP request from 127.0.0.1."""
+    return {
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": method,
+        "scheme": "http",
+        "path": path,
+        "raw_path": path.encode(),
+        "query_string": query,
+        "root_path": "",
+        "headers": headers,
+        "client": ("127.0.0.1", 40000),
+        "server": ("127.0.0.1", 8000),
+    }

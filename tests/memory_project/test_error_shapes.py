@@ -10,6 +10,7 @@ from django.test import Client
 from memories.models import Memory
 from memory_project.limits import twisted_long_request_line_answers_414
 from tests.factories import MemoryFactory, UserFactory
+from tests.support import asgi_http_scope
 from web.asgi import application
 
 pytestmark = pytest.mark.django_db
@@ -62,19 +63,7 @@ async def _asgi_get(path: str, query: bytes = b"") -> tuple[dict, bytes]:
     async def send(message):
         sent.append(message)
 
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "GET",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": query,
-        "headers": [(b"host", b"127.0.0.1")],
-        "client": ("127.0.0.1", 5000),
-        "server": ("127.0.0.1", 8000),
-    }
+    scope = asgi_http_scope("GET", path, query=query, headers=[(b"host", b"127.0.0.1")])
     await application(scope, receive, send)
     return sent[0], b"".join(m.get("body", b"") for m in sent[1:])
 

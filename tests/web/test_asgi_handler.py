@@ -9,29 +9,18 @@ from asgiref.testing import ApplicationCommunicator
 
 from memories.api import views
 from tests.factories import MemoryFactory, api_key_for
+from tests.support import asgi_http_scope
 from web.asgi_handler import SyncChainASGIHandler
 
 
 def _post(handler, path: str, body: dict, key: str) -> tuple[int, dict]:
     payload = json.dumps(body).encode()
-    scope = {
-        "type": "http",
-        "asgi": {"version": "3.0"},
-        "http_version": "1.1",
-        "method": "POST",
-        "scheme": "http",
-        "path": path,
-        "raw_path": path.encode(),
-        "query_string": b"",
-        "root_path": "",
-        "headers": [
-            (b"authorization", f"Token {key}".encode()),
-            (b"content-type", b"application/json"),
-            (b"content-length", str(len(payload)).encode()),
-        ],
-        "client": ("127.0.0.1", 40000),
-        "server": ("testserver", 80),
-    }
+    headers = [
+        (b"authorization", f"Token {key}".encode()),
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(payload)).encode()),
+    ]
+    scope = asgi_http_scope("POST", path, headers=headers)
 
     async def exchange():
         communicator = ApplicationCommunicator(handler, scope)
