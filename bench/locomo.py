@@ -453,12 +453,12 @@ def recall_at(ranked: list[str], evidence: list[str], k: int) -> float:
     return sum(1 for e in evidence if e in found) / len(evidence)
 
 
-def summarise(rows: list[dict]) -> dict:
+def summarise(rows: list[dict], systems: tuple[str, ...] = SYSTEMS) -> dict:
     """Mean Recall@k per system, per category and overall (micro: every scored question weighs 1)."""
     groups = {str(c): [r for r in rows if r["category"] == c] for c in CATEGORIES}
     groups["overall"] = rows
     out = {}
-    for system in SYSTEMS:
+    for system in systems:
         out[system] = {}
         for name, members in groups.items():
             out[system][name] = {
@@ -491,7 +491,7 @@ def fmt(value) -> str:
     return "  -  " if value is None else f"{value:.3f}"
 
 
-def recall_table(summary: dict) -> str:
+def recall_table(summary: dict, systems: tuple[str, ...] = SYSTEMS) -> str:
     groups = [str(c) for c in CATEGORIES] + ["overall"]
     titles = [f"cat{c} {CATEGORIES[int(c)]}" if c != "overall" else "overall" for c in groups]
     titles = [f"{t} (n={summary['counts'][g]})" for t, g in zip(titles, groups)]
@@ -501,7 +501,7 @@ def recall_table(summary: dict) -> str:
         f"{'system':<8}" + " | ".join(" ".join(f"{'R@' + str(k):>5}" for k in KS) for _ in groups),
     ]
     lines.append("-" * len(lines[0]))
-    for system in SYSTEMS:
+    for system in systems:
         cells = [" ".join(f"{fmt(summary[system][g][f'R@{k}']):>5}" for k in KS) for g in groups]
         lines.append(f"{system:<8}" + " | ".join(cells))
     return "\n".join(lines)
@@ -537,13 +537,13 @@ def ratios(summary: dict) -> dict:
     return out
 
 
-def per_conversation_table(rows: list[dict], conversations: list[str]) -> str:
-    lines = [f"{'conv':<6}{'n':>5}  " + "  ".join(f"{s + ' R@' + str(k):>14}" for s in SYSTEMS for k in (10,))]
+def per_conversation_table(rows: list[dict], conversations: list[str], systems: tuple[str, ...] = SYSTEMS) -> str:
+    lines = [f"{'conv':<6}{'n':>5}  " + "  ".join(f"{s + ' R@' + str(k):>14}" for s in systems for k in (10,))]
     for conv in conversations:
         members = [r for r in rows if r["conversation"] == conv]
         if not members:
             continue
-        cells = [statistics.fmean(m["recall"][s]["R@10"] for m in members) for s in SYSTEMS]
+        cells = [statistics.fmean(m["recall"][s]["R@10"] for m in members) for s in systems]
         lines.append(f"{conv:<6}{len(members):>5}  " + "  ".join(f"{c:>14.3f}" for c in cells))
     return "\n".join(lines)
 

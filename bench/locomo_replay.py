@@ -231,14 +231,16 @@ def _r10(rows: list[dict], conversations: set[str]) -> float:
 
 
 def _table(rows: list[dict]) -> str:
-    lines = []
-    groups = [(f"cat{c} {name}", [r for r in rows if r["category"] == c]) for c, name in locomo.CATEGORIES.items()]
-    for label, members in [*groups, ("overall", rows)]:
-        if members:
-            means = [sum(m["recall"][f"R@{k}"] for m in members) / len(members) for k in locomo.KS]
-            lines.append(f"  {label:16s} n={len(members):3d}  R@5/10/20 " + " / ".join(f"{v:.3f}" for v in means))
-    per = " ".join(f"{c} {_r10(rows, {c}):.3f}" for c in sorted({r["conversation"] for r in rows}))
-    return "\n".join(lines) + f"\n  R@10 per conversation: {per}"
+    """bench/locomo.py's recall and per-conversation tables, for the service alone."""
+    scored = [{**row, "recall": {"service": row["recall"]}} for row in rows]
+    conversations = sorted({row["conversation"] for row in rows})
+    summary = locomo.summarise(scored, systems=("service",))
+    return "\n".join(
+        [
+            locomo.recall_table(summary, systems=("service",)),
+            locomo.per_conversation_table(scored, conversations, systems=("service",)),
+        ]
+    )
 
 
 def _parse_value(text: str):
