@@ -5,7 +5,7 @@ is gone, and a temporal question finds it by its date."""
 import re
 from datetime import date, datetime, timedelta
 
-from memories.extraction.dates import WEEKDAY_NAMES, DateMatch, future_matches
+from memories.extraction.dates import WEEKDAY_NAMES, DateMatch, day_of, future_matches, position
 from memories.extraction.past_dates import past_matches
 
 _ANNOTATED = re.compile(r"^\s*[(（]\d{4}(?:-\d{2}){0,2}[)）]")
@@ -30,13 +30,13 @@ def annotate_dates(
         bare = [d for d in future_found if _BARE_WEEKDAY.match(d.text)]
         future_found = [d for d in future_found if not _BARE_WEEKDAY.match(d.text)]
         if bare_weekdays == "past":
-            today = now.date() if isinstance(now, datetime) else now
+            today = day_of(now)
             for d in bare:
                 back = (today.weekday() - (d.due.weekday())) % 7 or 7
                 future_found.append(DateMatch(d.start, d.end, d.text, today - timedelta(days=back)))
     found = (past_matches(text, now) if past else []) + future_found
     # Longest first at each position, then no overlaps: "last Saturday" wins over "Saturday".
-    found.sort(key=lambda d: (d.start, -(d.end - d.start)))
+    found.sort(key=position)
     chosen: list[DateMatch] = []
     for match in found:
         if chosen and match.start < chosen[-1].end:

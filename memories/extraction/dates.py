@@ -279,9 +279,14 @@ _PATTERNS: list[tuple[re.Pattern, Resolver]] = [
 _PAST_OR_RECURRING = re.compile(r"(?:\blast|\bevery|\beach|\bprevious|上|每|昨|前)\s*(?:个)?\s*$", re.I)
 
 
+def position(match: DateMatch) -> tuple[int, int]:
+    """Where an expression stands: earlier first, then longer first at the same start."""
+    return match.start, -(match.end - match.start)
+
+
 def earliest(found: list[DateMatch]) -> DateMatch | None:
     """The earliest of the expressions found, the longest of those starting there."""
-    return min(found, key=lambda d: (d.start, -(d.end - d.start))) if found else None
+    return min(found, key=position) if found else None
 
 
 def day_of(now: datetime | date) -> date:

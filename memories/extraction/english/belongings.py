@@ -3,7 +3,7 @@
 import re
 
 from memories.extraction import lexicon, vocabulary
-from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities
+from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities, works_on
 from memories.extraction.english.words import ADV, clean_value, first_word
 from memories.extraction.phrasing import slot_key, strip_end, third_person, third_person_rest
 from memories.extraction.rules import FirstMatch
@@ -160,17 +160,7 @@ def _working_on(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     what = clean_value(third_person_rest(m["what"]))
     called = _CALLED.search(what)
     name = called["name"] if called else ""
-    entities = [(name, "project")] if name else named_entities(what, "project")
-    return make(
-        ctx,
-        third_person(clause),
-        "project",
-        MEDIUM,
-        subject=name or " ".join(slot_key(what).split()[:6]),
-        predicate="works on",
-        value=what,
-        entities=entities + tool_entities(what),
-    )
+    return works_on(ctx, third_person(clause), what, name=name, subject=name or " ".join(slot_key(what).split()[:6]))
 
 
 _NOT_POSSESSIONS = {
