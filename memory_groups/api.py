@@ -71,20 +71,26 @@ class UnassignOutputSerializer(serializers.Serializer):
     kept_by_rule = serializers.ListField(child=serializers.UUIDField())
 
 
+def _context(request) -> dict:
+    # Each group is shown with its path: the owner's tree read once for all the groups answered.
+    return {"paths": group_paths(owner=request_owner(request))}
+
+
 def _out(request, group) -> dict:
-    owner = request_owner(request)
-    group = group_get(owner=owner, group_id=group.pk)
-    return GroupOutputSerializer(group, context={"paths": group_paths(owner=owner)}).data
+    group = group_get(owner=request_owner(request), group_id=group.pk)
+    return GroupOutputSerializer(group, context=_context(request)).data
 
 
-class GroupListCreateApi(OwnerListApi):
+class _GroupOutput:
     output_serializer = GroupOutputSerializer
 
+    def output_context(self, request) -> dict:
+        return _context(request)
+
+
+class GroupListCreateApi(_GroupOutput, OwnerListApi):
     def rows(self, request):
         return group_list(owner=request_owner(request))
-
-    def output_context(self, request) -> dict:
-        return {"paths": group_paths(owner=request_owner(request))}
 
     @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer, 409: ErrorSerializer})
     def post(self, request):
@@ -99,14 +105,9 @@ class GroupListCreateApi(OwnerListApi):
         return Response(_out(request, group), status=status.HTTP_201_CREATED)
 
 
-class GroupDetailApi(OwnerDetailApi):
-    output_serializer = GroupOutputSerializer
-
+class GroupDetailApi(_GroupOutput, OwnerDetailApi):
     def row(self, request, group_id):
         return group_get(owner=request_owner(request), group_id=group_id)
-
-    def output_context(self, request) -> dict:
-        return {"paths": group_paths(owner=request_owner(request))}
 
     @extend_schema(request=GroupPatchSerializer, responses={200: GroupOutputSerializer, 409: ErrorSerializer})
     def patch(self, request, group_id):
