@@ -1,4 +1,4 @@
-"""The clause rules both languages run alike, in the same order.
+"""The clause rules both languages run alike.
 
 Each language package (`english/`, `chinese/`) has modules of the same names holding rules of the
 same names; each language's sentence module runs these, with rules of its own around them.
@@ -6,7 +6,15 @@ same names; each language's sentence module runs these, with rules of its own ar
 
 from types import ModuleType
 
-from memories.extraction.candidates import ClauseRule
+from memories.extraction.candidates import ClauseRule, Ctx
+from memories.providers.llm_types import CandidateMemory
+
+
+def instruction(text: str, ctx: Ctx, *, instructions: ModuleType, extract_clause: ClauseRule) -> CandidateMemory | None:
+    """Read before the statement rules: a statement about the future ("from now on …"), read by
+    `extract_clause` as said for the future, else a standing instruction."""
+    statement = instructions.future_statement(text, ctx)
+    return extract_clause(statement, ctx.but(future=True)) if statement else instructions.rule(text, ctx)
 
 
 def everyday_rules(

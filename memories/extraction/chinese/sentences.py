@@ -24,7 +24,7 @@ from memories.extraction.chinese import belongings, events, identity, instructio
 from memories.extraction.dates import find_date
 from memories.extraction.past_dates import find_past_date
 from memories.extraction.phrasing import cjk_count, strip_zh_end, zh_third_person
-from memories.extraction.statement_rules import everyday_rules
+from memories.extraction.statement_rules import everyday_rules, instruction
 from memories.providers.llm_types import CandidateMemory
 
 _FILLER = re.compile(
@@ -165,10 +165,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     text = strip_zh_end(raw)
     if len(text) < 4 or _GREETING.match(text):
         return None
-    # A statement about the future ("from now on …") is read as said for the future, else as a
-    # standing instruction; both before the statement rules.
-    statement = instructions.future_statement(text, ctx)
-    rule = extract_clause(statement, ctx.but(future=True)) if statement else instructions.rule(text, ctx)
+    rule = instruction(text, ctx, instructions=instructions, extract_clause=extract_clause)
     if rule is not None:
         return rule
     remind = plans.remind(text, ctx)

@@ -32,7 +32,7 @@ from memories.extraction.phrasing import (
     third_person_rest,
     value_text,
 )
-from memories.extraction.statement_rules import everyday_rules
+from memories.extraction.statement_rules import everyday_rules, instruction
 from memories.providers.llm_types import CandidateMemory
 
 # ---------------------------------------------------------------------------------------------
@@ -232,10 +232,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
     if len(clause) < 6 or _GREETING.match(clause):
         return None
-    # A statement about the future ("from now on …") is read as said for the future, else as a
-    # standing instruction; both before the statement rules.
-    statement = instructions.future_statement(clause, ctx)
-    rule = extract_clause(statement, ctx.but(future=True)) if statement else instructions.rule(clause, ctx)
+    rule = instruction(clause, ctx, instructions=instructions, extract_clause=extract_clause)
     if rule is not None:
         return rule
     if plans.REMIND.match(clause):
