@@ -130,15 +130,24 @@ def test_a_runner_whose_lock_connection_dies_stops_leading():
             cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
 
         # then it notices, reconnects and leads again on a new connection holding the lock
-        assert wait_for(lambda: runner.leading and runner.leadership._connection.info.backend_pid != pid)
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s "
-                "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-                [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
-            )
-            holders = cursor.fetchone()[0]
+        # (asked of the lock table: `leading` stays True from before until the runner's next check)
+        assert wait_for(lambda: leader_lock_holders() not in (set(), {pid}))
+        assert wait_for(lambda: runner.leading)
+        holders = leader_lock_holders()
+        new_pid = runner.leadership._connection.info.backend_pid
     finally:
         runner.stop()
 
-    assert holders == 1
+    assert new_pid != pid
+    assert holders == {new_pid}
+
+
+def leader_lock_holders() -> set[int]:
+    """Backend pids holding the periodic leader lock in the test database."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s "
+            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
+        )
+        return {row[0] for row in cursor.fetchall()}
