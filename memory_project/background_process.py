@@ -25,6 +25,26 @@ from django.db import connections
 
 logger = logging.getLogger(__name__)
 
+# Popen waits for its child's exec on a pipe whose write end is closed at exec. gunicorn's master
+# forks workers (os.fork, no exec) from its main thread while the supervisor thread below starts the
+# background process: a worker forked inside that window kept a copy of the write end for its whole
+# life, and the supervisor waited on the pipe forever, never noticing the process it had started die
+# (seen under load: no new background process, no periodic leader). So no fork of this process
+# happens while a Popen of ours is under way.
+_spawning = threading.Lock()
+
+
+def _spawning_reset_in_child() -> None:
+    global _spawning
+    _spawning = threading.Lock()
+
+
+os.register_at_fork(
+    before=lambda: _spawning.acquire(),
+    after_in_parent=lambda: _spawning.release(),
+    after_in_child=_spawning_reset_in_child,
+)
+
 
 def background_process_run(
     *, step: Callable[[], int], poll_seconds: float, stop: threading.Event, parent_pid: int | None = None
@@ -69,7 +89,8 @@ class BackgroundProcess:
                 if self._stopping.is_set():
                     return
                 # Its output goes with the server's; it lowers its own priority as it starts.
-                self._proc = subprocess.Popen(self.command)
+                with _spawning:
+                    self._proc = subprocess.Popen(self.command)
             # poll(), not wait(): gunicorn's master reaps every child that exits, this one included,
             # and a child reaped by someone else polls as exited.
             while self._proc.poll() is None:

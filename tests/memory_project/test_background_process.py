@@ -4,6 +4,7 @@ runs the pending extraction jobs, read from the database; the server's master re
 import os
 import sys
 import threading
+import time
 
 import pytest
 
@@ -67,3 +68,40 @@ def test_the_master_starts_the_process_again_when_it_exits_and_stops_it_with_the
     supervised.stop()
     assert second != first
     assert supervised._proc.poll() is not None
+
+
+def test_the_master_restarts_the_process_while_it_forks_long_lived_workers():
+    # given a master thread that keeps forking children which live on without exec (gunicorn's workers)
+    forked, forking = [], threading.Event()
+
+    def fork_workers():
+        while not forking.is_set():
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(30)
+                os._exit(0)
+            forked.append(pid)
+            time.sleep(0.002)
+
+    forker = threading.Thread(target=fork_workers)
+    forker.start()
+    supervised = BackgroundProcess(command=[sys.executable, "-c", "import time; time.sleep(60)"], restart_after=0)
+    try:
+        # when the supervisor starts its child, which is then killed, in the middle of those forks
+        before = len(forked)
+        supervised.start()
+        first = wait_until(lambda: supervised.pid, 20, message="the child started")
+        forked_meanwhile = len(forked) - before
+        os.kill(first, 9)
+
+        # then it noticed and started another (a fork that inherited its exec pipe made it wait forever)
+        second = wait_until(lambda: supervised.pid if supervised.pid != first else None, 20, message="a new child")
+    finally:
+        forking.set()
+        forker.join()
+        for pid in forked:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+        supervised.stop()
+    assert second != first
+    assert forked_meanwhile > 0
