@@ -1,7 +1,8 @@
 from pathlib import Path
 
 from django.conf import settings
-from django.db.backends.postgresql import base
+
+from memory_project.postgresql import base
 
 from .server import embedded_server, ensure_database, socket_dir
 

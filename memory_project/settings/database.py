@@ -29,6 +29,9 @@ DB_POOL_MIN_SIZE = env_int("DB_POOL_MIN_SIZE", 2, minimum=0)
 DB_POOL_MAX_SIZE = env_int("DB_POOL_MAX_SIZE", 16, minimum=1)
 # How long a request waits for a free connection before failing.
 DB_POOL_TIMEOUT = env_float("DB_POOL_TIMEOUT", 10.0, minimum=0.1)
+# A pooled connection given back less than this long ago is lent without a health check
+# (memory_project/postgresql/base.py); 0 checks every time, as Django does.
+DB_POOL_CHECK_AFTER_SECONDS = env_float("DB_POOL_CHECK_AFTER_SECONDS", 1.0, minimum=0)
 if DB_POOL_MIN_SIZE > DB_POOL_MAX_SIZE:
     raise ImproperlyConfigured("DB_POOL_MIN_SIZE must not exceed DB_POOL_MAX_SIZE")
 _POOL_OPTIONS = (
@@ -41,6 +44,7 @@ if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
     if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
         raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with the pgvector extension)")
+    DATABASES["default"]["ENGINE"] = "memory_project.postgresql"
     DATABASES["default"]["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {}), **_POOL_OPTIONS}
     EMBEDDED_DB = False
 else:
