@@ -20,41 +20,25 @@ from memories.providers.openai_llm import OpenAIProvider
 
 
 @lru_cache(maxsize=8)
-def _build(
-    provider: str,
-    api_key: str,
-    base_url: str | None,
-    model: str,
-    timeout: float,
-    max_retries: int,
-    backoff: float,
-    max_backoff: float,
-) -> LLMProvider:
+def _build(provider: str, options: tuple[tuple[str, object], ...]) -> LLMProvider:
     if provider == "openai":
-        return OpenAIProvider(
-            api_key=api_key,
-            base_url=base_url,
-            model=model,
-            timeout=timeout,
-            max_retries=max_retries,
-            backoff=backoff,
-            max_backoff=max_backoff,
-        )
+        return OpenAIProvider(**dict(options))
     return HeuristicProvider()
 
 
 def get_llm() -> LLMProvider:
     """The configured provider, built once per distinct set of settings values."""
-    return _build(
-        settings.LLM_PROVIDER,
-        settings.OPENAI_API_KEY or "",
-        settings.OPENAI_BASE_URL or None,
-        settings.LLM_MODEL,
-        float(settings.LLM_TIMEOUT_SECONDS),
-        int(settings.LLM_MAX_RETRIES),
-        float(getattr(settings, "LLM_RETRY_BACKOFF_SECONDS", 0.5)),
-        float(getattr(settings, "LLM_RETRY_MAX_BACKOFF_SECONDS", 8.0)),
-    )
+    options = {
+        "api_key": settings.OPENAI_API_KEY or "",
+        "base_url": settings.OPENAI_BASE_URL or None,
+        "model": settings.LLM_MODEL,
+        "timeout": float(settings.LLM_TIMEOUT_SECONDS),
+        "max_retries": int(settings.LLM_MAX_RETRIES),
+        "backoff": float(getattr(settings, "LLM_RETRY_BACKOFF_SECONDS", 0.5)),
+        "max_backoff": float(getattr(settings, "LLM_RETRY_MAX_BACKOFF_SECONDS", 8.0)),
+    }
+    # As a tuple of pairs: the cache needs its arguments hashable.
+    return _build(settings.LLM_PROVIDER, tuple(options.items()))
 
 
 def get_llm_cache_clear() -> None:

@@ -84,6 +84,12 @@ def records_restore(
 _RESTORE_BATCH = 500
 
 
+# A restored memory's fields taken from its record as exported, and its use counters with what an
+# older export without them means (never used).
+_AS_EXPORTED = ("category", "subject", "predicate", "confidence", "retention")
+_USE_AS_EXPORTED = {"access_count": 0, "last_accessed_at": None, "hit_count": 0}
+
+
 def _restore_rows(*, owner, batch: list, actor: str, reason: str) -> None:
     """Insert restored rows as exported, in bulk: one embedding batch, one insert, one history row each."""
     if not batch:
@@ -107,23 +113,17 @@ def _restore_rows(*, owner, batch: list, actor: str, reason: str) -> None:
             owner=owner,
             agent=namespace,
             content=content,
-            category=record.category,
-            subject=record.subject,
-            predicate=record.predicate,
+            **{name: getattr(record, name) for name in _AS_EXPORTED},
+            **{name: keep.get(name, default) for name, default in _USE_AS_EXPORTED.items()},
             structured_data=record.structured_data or {},
             embedding=vector,
             importance=importance,
             strength=strength,
             base_strength=strength,
-            confidence=record.confidence,
-            retention=record.retention,
             expires_at=expires,
             status=status,
             pinned=keep.get("pinned", False) and status == Status.ACTIVE,
             review_reason=MODERATION_REASON if status == Status.PENDING_REVIEW else "",
-            access_count=keep.get("access_count", 0),
-            last_accessed_at=keep.get("last_accessed_at"),
-            hit_count=keep.get("hit_count", 0),
             last_reinforced_at=keep.get("last_reinforced_at") or observed,
             source=record.source or Source.IMPORT,
             observed_at=observed,
