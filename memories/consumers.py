@@ -13,6 +13,7 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 
 from memories.models import ApiKey
+from memories.selectors.api_keys import api_key_get_active
 from memories.services.api_keys import api_key_hash
 from memory_project.events import STAFF_GROUP, api_key_group, owner_group
 
@@ -22,9 +23,7 @@ CLOSE_UNAUTHENTICATED = 4401
 @database_sync_to_async
 def _user_for_key(raw_key: str):
     """(owner, key id) for a valid key, (AnonymousUser, None) otherwise."""
-    api_key = (
-        ApiKey.objects.select_related("owner").filter(key_hash=api_key_hash(raw_key), revoked_at__isnull=True).first()
-    )
+    api_key = api_key_get_active(key_hash=api_key_hash(raw_key))
     if api_key is None or not api_key.owner.is_active:
         return AnonymousUser(), None
     return api_key.owner, api_key.pk

@@ -2,6 +2,7 @@ from django.utils import timezone
 from rest_framework import authentication, exceptions
 
 from memories.models import ApiKey
+from memories.selectors.api_keys import api_key_get_active
 from memories.services.api_keys import api_key_hash
 from memory_project.throttling import auth_failure_record, auth_failure_wait
 
@@ -27,10 +28,9 @@ class ApiKeyAuthentication(authentication.TokenAuthentication):
             raise
 
     def authenticate_credentials(self, key):
-        try:
-            api_key = ApiKey.objects.select_related("owner").get(key_hash=api_key_hash(key), revoked_at__isnull=True)
-        except ApiKey.DoesNotExist:
-            raise exceptions.AuthenticationFailed("Invalid API key.") from None
+        api_key = api_key_get_active(key_hash=api_key_hash(key))
+        if api_key is None:
+            raise exceptions.AuthenticationFailed("Invalid API key.")
         if not api_key.owner.is_active:
             raise exceptions.AuthenticationFailed("This key's owner is inactive.")
         # Touch at most once a minute so authentication stays a read on the hot path.

@@ -23,7 +23,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 from rest_framework.exceptions import ValidationError as DrfValidationError
 
-from memories.models import ApiKey
+from memories.selectors.api_keys import api_key_get_active
 from memories.services.api_keys import api_key_hash
 from memories.services.search import context_deliver
 from memories.services.tools import tool_execute
@@ -58,11 +58,7 @@ def principal_for_key(raw_key: str, *, agent: str = "") -> Principal:
     """The principal of a raw API key (synchronous: it reads the database); InvalidKey if unusable."""
     if not raw_key or "\x00" in raw_key:
         raise InvalidKey("no API key given")
-    api_key = (
-        ApiKey.objects.select_related("owner")
-        .filter(key_hash=api_key_hash(raw_key.strip()), revoked_at__isnull=True)
-        .first()
-    )
+    api_key = api_key_get_active(key_hash=api_key_hash(raw_key.strip()))
     if api_key is None:
         raise InvalidKey("unknown or revoked API key")
     if not api_key.owner.is_active:
