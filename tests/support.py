@@ -1,5 +1,6 @@
 """Helpers shared by the API test campaign: database snapshots, error-shape checks, scene builders,
-workers racing each other, forked children, waiting on a condition and ASGI request scopes."""
+workers racing each other, forked children, waiting on a condition, ASGI request scopes and the
+periodic leader lock's holders."""
 
 import json
 import os
@@ -11,6 +12,9 @@ from collections.abc import Callable
 from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.db import connection
+
+from memory_project.celery import PERIODIC_LEADER_KEY
+from memory_project.dbconn import LEADER_LOCK_NAMESPACE
 
 # Columns that change without any write through the API (vectors are large and derived; access
 # statistics are updated off the query path by design; a key's last use is touched on every auth).
@@ -142,3 +146,20 @@ def asgi_http_scope(method: str, path: str, *, query: bytes = b"", headers: list
         "client": ("127.0.0.1", 40000),
         "server": ("127.0.0.1", 8000),
     }
+
+
+def periodic_leaders() -> dict[int, str]:
+    """The server processes holding the periodic tasks' lock in the test database, and their
+    application_name ("memory leader-<key> <pid of the holding process>").
+
+    Advisory locks are per database; other servers of the shared embedded cluster (another test
+    run, a bench) hold the same key in their own databases.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT l.pid, a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s AND l.objid = %s "
+            "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
+        )
+        return dict(cursor.fetchall())

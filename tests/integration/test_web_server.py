@@ -13,12 +13,10 @@ import time
 
 import psutil
 import pytest
-from django.db import connection
 
-from memory_project.celery import PERIODIC_LEADER_KEY
-from memory_project.dbconn import LEADER_LOCK_NAMESPACE
 from tests.factories import UserFactory, api_key_for
 from tests.integration.harness import BIN, EventSocket, Proc, database_env, free_port, wait_until
+from tests.support import periodic_leaders
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
@@ -80,16 +78,7 @@ def _holder(workers: set[int], server_port: int, client_port: int) -> int | None
 
 
 def _leaders() -> list[str]:
-    with connection.cursor() as cursor:
-        cursor.execute(
-            # Advisory locks are per database; other servers of the shared embedded cluster (another
-            # test run, a bench) hold this key in their own databases.
-            "SELECT a.application_name FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
-            "WHERE l.locktype = 'advisory' AND l.granted AND l.classid = %s AND l.objid = %s "
-            "AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
-        )
-        return [row[0] for row in cursor.fetchall()]
+    return list(periodic_leaders().values())
 
 
 def test_events_reach_sockets_held_by_either_worker_and_periodic_work_has_one_leader(log_dir, procs):

@@ -9,11 +9,10 @@ from celery.schedules import crontab
 from django.db import connection
 from django.utils import timezone
 
-from memory_project.celery import PERIODIC_LEADER_KEY, PeriodicRunner, app, periodic_runner_start
-from memory_project.dbconn import LEADER_LOCK_NAMESPACE
+from memory_project.celery import PeriodicRunner, app, periodic_runner_start
 from sessions.models import ExtractionJob
 from tests.factories import ChatSessionFactory, UserFactory
-from tests.support import wait_for
+from tests.support import periodic_leaders, wait_for
 
 
 def test_the_runner_uses_the_beat_schedule():
@@ -131,23 +130,12 @@ def test_a_runner_whose_lock_connection_dies_stops_leading():
 
         # then it notices, reconnects and leads again on a new connection holding the lock
         # (asked of the lock table: `leading` stays True from before until the runner's next check)
-        assert wait_for(lambda: leader_lock_holders() not in (set(), {pid}))
+        assert wait_for(lambda: set(periodic_leaders()) not in (set(), {pid}))
         assert wait_for(lambda: runner.leading)
-        holders = leader_lock_holders()
+        holders = set(periodic_leaders())
         new_pid = runner.leadership._connection.info.backend_pid
     finally:
         runner.stop()
 
     assert new_pid != pid
     assert holders == {new_pid}
-
-
-def leader_lock_holders() -> set[int]:
-    """Backend pids holding the periodic leader lock in the test database."""
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND classid = %s AND objid = %s "
-            "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
-            [LEADER_LOCK_NAMESPACE, PERIODIC_LEADER_KEY],
-        )
-        return {row[0] for row in cursor.fetchall()}
