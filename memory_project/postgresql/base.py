@@ -14,6 +14,7 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.backends.base.base import NO_DB_ALIAS
 from django.db.backends.postgresql import base
+from psycopg_pool import ConnectionPool
 
 # When each pooled connection was last given back (the pool's reset hook), by connection.
 _returned_at: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -24,8 +25,6 @@ def _mark_returned(connection) -> None:
 
 
 def _check_unless_just_returned(connection) -> None:
-    from psycopg_pool import ConnectionPool
-
     returned = _returned_at.get(connection)
     if returned is None or time.monotonic() - returned >= settings.DB_POOL_CHECK_AFTER_SECONDS:
         ConnectionPool.check_connection(connection)
@@ -41,8 +40,6 @@ class DatabaseWrapper(base.DatabaseWrapper):
             # As Django builds it (django.db.backends.postgresql.base), with the check above.
             if self.settings_dict.get("CONN_MAX_AGE", 0) != 0:
                 raise ImproperlyConfigured("Pooling doesn't support persistent connections.")
-            from psycopg_pool import ConnectionPool
-
             kwargs = {**self.get_connection_params(), "autocommit": True}
             checked = self.settings_dict["CONN_HEALTH_CHECKS"]
             pool = ConnectionPool(
