@@ -16,7 +16,7 @@ from django.db.backends.base.base import NO_DB_ALIAS
 from django.db.backends.postgresql import base
 from psycopg_pool import ConnectionPool
 
-# When each pooled connection was last given back (the pool's reset hook), by connection.
+# When each pooled connection was last given back (DatabaseWrapper._close), by connection.
 _returned_at: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
@@ -47,8 +47,14 @@ class DatabaseWrapper(base.DatabaseWrapper):
                 open=False,
                 configure=self._configure_connection,
                 check=_check_unless_just_returned if checked else None,
-                reset=_mark_returned if checked else None,
                 **({} if options is True else options),
             )
             self._connection_pools.setdefault(self.alias, pool)
         return self._connection_pools[self.alias]
+
+    def _close(self):
+        # Noted here, on the thread giving it back: the pool's `reset` hook would see it too, but
+        # with one set psycopg_pool hands every returned connection to a worker thread first.
+        if self.connection is not None and self.pool:
+            _mark_returned(self.connection)
+        super()._close()
