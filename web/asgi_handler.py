@@ -1,26 +1,69 @@
-"""Django's ASGI handler with the middleware chain and the view run as one synchronous call.
+"""Django's ASGI handler, serving each request in one call on a long-lived thread.
 
-Every middleware here and every view is synchronous, but Django's ASGIHandler loads the chain in
-async mode: the sync middlewares then run in one thread, hop back to the event loop for the
-async-capable django-axes middleware, and hop to a thread again for the view. Each hop waits for
-the event loop and a thread to be scheduled, which on two busy cores cost a few milliseconds per
-request (a third of what a search adds over HTTP). Loaded in sync mode, as under WSGI, the chain
-and the view run in one thread call; the request's other steps (body, signals, sending the
-response) stay as Django's handler does them.
+Every middleware here and every view is synchronous. Django's ASGIHandler would load the chain in
+async mode, start a thread for each request (its ThreadSensitiveContext) and hop between the event
+loop and that thread four times: the request_started signal, the middlewares, the async-capable
+django-axes middleware, the view, and the response's close (request_finished). Each hop waits for
+the event loop and a thread to be scheduled, which on two busy cores cost milliseconds a request,
+and each new thread built its own database wrapper. Here the body is read on the event loop, then
+one call on a thread of a fixed pool (WEB_THREADS per process, as a WSGI server's threads) sends
+request_started, runs the chain in sync mode and closes the response, so the database connection
+the request borrowed is given back by the thread that borrowed it, before the answer is sent.
 """
 
-from asgiref.sync import sync_to_async
-from django.core.handlers.asgi import ASGIHandler
+from concurrent.futures import ThreadPoolExecutor
+
+from asgiref.sync import async_to_sync, sync_to_async
+from django.conf import settings
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.core.handlers.base import BaseHandler
+from django.http import FileResponse
+from django.urls import set_script_prefix
 
 
 class SyncChainASGIHandler(ASGIHandler):
     def __init__(self):
         # ASGIHandler.__init__ would load the chain in async mode; this is BaseHandler's own init.
-        super(ASGIHandler, self).__init__()
+        BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
+        self._executor = ThreadPoolExecutor(max_workers=settings.WEB_THREADS, thread_name_prefix="request")
 
-    async def get_response_async(self, request):
-        # thread_sensitive: inside the request's ThreadSensitiveContext, the same thread as the
-        # request_started signal's and the response's close, so the database connection the
-        # request borrowed is the one given back.
-        return await sync_to_async(self.get_response, thread_sensitive=True)(request)
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            # thread_sensitive=False is what allows an executor of our own; the call still records
+            # this event loop, so async_to_sync in the request (events' group_send) runs on it.
+            response = await sync_to_async(self._respond, thread_sensitive=False, executor=self._executor)(
+                scope, body_file, send
+            )
+            if response is not None:
+                await self.send_response(response, send)
+        finally:
+            body_file.close()
+
+    def _respond(self, scope, body_file, send):
+        """The request from request_started to request_finished; returns a response still to be
+        sent (its content is in memory), or None when a streamed one was sent from here."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self.get_response(request)
+            response._handler_class = self.__class__
+        try:
+            if not response.streaming:
+                return response
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+            # A streamed body is read as it is sent: on this thread, whose connection it may use.
+            async_to_sync(self.send_response)(response, send)
+            return None
+        finally:
+            response.close()
