@@ -1,7 +1,7 @@
 """REST API for webhook subscriptions and their delivery log, under /api/v1/webhooks/ (owner-scoped)."""
 
 from django.http import Http404
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.response import Response
 
@@ -9,8 +9,9 @@ from integrations.choices import WebhookEvent
 from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.webhook_targets import target_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
+from memory_project.api.create import OwnerCreateApi
 from memory_project.api.detail import OwnerDetailApi
-from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
+from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner
 from memory_project.api.lists import OwnerListApi
 
 
@@ -85,21 +86,17 @@ def _subscription(request, webhook_id) -> WebhookSubscription:
     return found
 
 
-class WebhookListCreateApi(OwnerListApi):
+@extend_schema_view(post=extend_schema(description="The response is the only time the secret is shown."))
+class WebhookListCreateApi(OwnerCreateApi, OwnerListApi):
+    input_serializer = WebhookCreateInputSerializer
     output_serializer = WebhookOutputSerializer
+    created_serializer = WebhookCreatedOutputSerializer
 
     def rows(self, request):
         return WebhookSubscription.objects.filter(owner=request_owner(request)).order_by("-created_at", "id")
 
-    @extend_schema(
-        request=WebhookCreateInputSerializer,
-        responses={201: WebhookCreatedOutputSerializer},
-        description="The response is the only time the secret is shown.",
-    )
-    def post(self, request):
-        data = validated(WebhookCreateInputSerializer, request.data)
-        subscription = webhook_subscription_create(owner=request_owner(request), **data)
-        return Response(WebhookCreatedOutputSerializer(subscription).data, status=status.HTTP_201_CREATED)
+    def create(self, request, **data):
+        return webhook_subscription_create(owner=request_owner(request), **data)
 
 
 class WebhookDetailApi(OwnerDetailApi):

@@ -1,6 +1,6 @@
 """REST API of memory groups: CRUD, assigning memories by hand, and the memories of a group."""
 
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import serializers, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -15,6 +15,7 @@ from memory_groups.services import (
     group_members_unassign,
     group_update,
 )
+from memory_project.api.create import OwnerCreateApi
 from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import CleanCharField, StrictSerializer, request_owner, validated
 from memory_project.api.lists import OwnerListApi
@@ -88,21 +89,18 @@ class _GroupOutput:
         return _context(request)
 
 
-class GroupListCreateApi(_GroupOutput, OwnerListApi):
+@extend_schema_view(post=extend_schema(responses={201: GroupOutputSerializer, 409: ErrorSerializer}))
+class GroupListCreateApi(_GroupOutput, OwnerCreateApi, OwnerListApi):
+    input_serializer = GroupInputSerializer
+
     def rows(self, request):
         return group_list(owner=request_owner(request))
 
-    @extend_schema(request=GroupInputSerializer, responses={201: GroupOutputSerializer, 409: ErrorSerializer})
-    def post(self, request):
-        data = validated(GroupInputSerializer, request.data)
-        group = group_create(
-            owner=request_owner(request),
-            name=data["name"],
-            parent_id=data["parent"],
-            description=data["description"],
-            rules=data["rules"],
-        )
-        return Response(_out(request, group), status=status.HTTP_201_CREATED)
+    def create(self, request, *, name, parent, description, rules):
+        owner = request_owner(request)
+        group = group_create(owner=owner, name=name, parent_id=parent, description=description, rules=rules)
+        # Read again for its memory count: its rules may have filled it already.
+        return group_get(owner=owner, group_id=group.pk)
 
 
 class GroupDetailApi(_GroupOutput, OwnerDetailApi):

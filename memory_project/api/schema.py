@@ -8,6 +8,7 @@ from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
 from rest_framework.permissions import AllowAny
 
+from memory_project.api.create import OwnerCreateApi
 from memory_project.api.lists import OwnerListApi
 
 
@@ -51,9 +52,19 @@ class ServiceAutoSchema(AutoSchema):
             statuses.update(WITH_BODY)
         return statuses
 
+    def _creates(self) -> bool:
+        return self.method == "POST" and isinstance(self.view, OwnerCreateApi)
+
+    def get_request_serializer(self):
+        if self._creates():
+            return self.view.input_serializer
+        return super().get_request_serializer()
+
     def get_response_serializers(self):
-        # An `OwnerListApi` (a page of rows) or `OwnerDetailApi` (one row) names its serializer once,
-        # for the view and for this schema.
+        # An `OwnerListApi` (a page of rows), `OwnerDetailApi` (one row) or `OwnerCreateApi` (the new
+        # row) names its serializers once, for the view and for this schema.
+        if self._creates():
+            return {201: self.view.shown_on_create()}
         shown = getattr(self.view, "output_serializer", None)
         if self.method == "GET" and shown is not None:
             return shown(many=isinstance(self.view, OwnerListApi))

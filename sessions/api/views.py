@@ -5,6 +5,7 @@ from rest_framework.views import APIView
 
 from attachments.api import AttachmentOutputSerializer
 from attachments.selectors import turn_attachments
+from memory_project.api.create import OwnerCreateApi
 from memory_project.api.detail import OwnerDetailApi
 from memory_project.api.fields import request_owner, validated
 from memory_project.api.lists import OwnerListApi
@@ -43,18 +44,16 @@ class TurnCreatedSerializer(serializers.Serializer):
         ]
     )
 )
-class SessionListCreateApi(OwnerListApi):
+class SessionListCreateApi(OwnerCreateApi, OwnerListApi):
+    input_serializer = SessionInputSerializer
     output_serializer = SessionOutputSerializer
 
     def rows(self, request):
         filters = validated(SessionListFilterSerializer, request.query_params)
         return session_list(owner=request_owner(request), **filters)
 
-    @extend_schema(request=SessionInputSerializer, responses={201: SessionOutputSerializer})
-    def post(self, request):
-        data = validated(SessionInputSerializer, request.data)
-        session = session_create(owner=request_owner(request), **data)
-        return Response(SessionOutputSerializer(session).data, status=status.HTTP_201_CREATED)
+    def create(self, request, **data):
+        return session_create(owner=request_owner(request), **data)
 
 
 class SessionDetailApi(OwnerDetailApi):
