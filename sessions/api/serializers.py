@@ -73,14 +73,20 @@ class BulkTurnInputSerializer(StrictSerializer):
     turns = TurnInputSerializer(many=True, allow_empty=False, max_length=settings.MAX_BULK_TURNS)
 
 
-class TurnOutputSerializer(serializers.ModelSerializer):
+# A row of a session's (a turn, an episode), shown with the id of its session. No docstring:
+# drf-spectacular would publish it as the description of every subclass.
+class SessionPartOutputSerializer(serializers.ModelSerializer):
     session_id = serializers.UUIDField(read_only=True)
 
     class Meta:
+        fields = ["id", "session_id"]
+
+
+class TurnOutputSerializer(SessionPartOutputSerializer):
+    class Meta:
         model = ConversationTurn
         fields = [
-            "id",
-            "session_id",
+            *SessionPartOutputSerializer.Meta.fields,
             "sequence",
             "role",
             "speaker",
@@ -94,14 +100,11 @@ class TurnOutputSerializer(serializers.ModelSerializer):
         ]
 
 
-class EpisodeOutputSerializer(serializers.ModelSerializer):
-    session_id = serializers.UUIDField(read_only=True)
-
+class EpisodeOutputSerializer(SessionPartOutputSerializer):
     class Meta:
         model = Episode
         fields = [
-            "id",
-            "session_id",
+            *SessionPartOutputSerializer.Meta.fields,
             "agent",
             "summary",
             "goal",
