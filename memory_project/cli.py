@@ -5,6 +5,7 @@ anything destructive, skipped with --yes."""
 import os
 import sys
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import CommandError
 
 # Commands that run a server or a worker: their logs are their output, at the configured level.
@@ -34,6 +35,19 @@ def cli_environment(argv: list[str], environ=os.environ) -> None:
     environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     environ.setdefault("TQDM_DISABLE", "1")
+
+
+def owner_option(parser, **kwargs) -> None:
+    """The --owner USERNAME option of a command that works on one owner's data (`command_owner` reads it)."""
+    parser.add_argument("--owner", metavar="USERNAME", **kwargs)
+
+
+def command_owner(username: str, *, hint: str = ""):
+    """The user `username` names, or the CommandError every command answers an unknown one with."""
+    owner = get_user_model().objects.filter(username=username).first()
+    if owner is None:
+        raise CommandError(f"no such user: {username}{hint}")
+    return owner
 
 
 def confirm(command, question: str, *, yes: bool) -> None:

@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from erasure.models import ErasureReceipt
 from erasure.services import owner_erase, receipt_verify
-from memory_project.cli import confirm
+from memory_project.cli import confirm, owner_option
 
 
 def receipt_json(receipt: ErasureReceipt, **extra) -> str:
@@ -34,7 +34,7 @@ class Command(BaseCommand):
     help = "Erase every row, file and cached entry of an owner (or of one agent of theirs), with a receipt."
 
     def add_arguments(self, parser):
-        parser.add_argument("--owner", metavar="USERNAME")
+        owner_option(parser)
         parser.add_argument("--agent", help="erase only this agent namespace ('' for the default one)")
         parser.add_argument("--delete-account", action="store_true", help="delete the account and its API keys too")
         parser.add_argument("--yes", action="store_true", help="do not ask for confirmation")

@@ -1,9 +1,9 @@
 """`manage.py telegram_link_code USERNAME`: a one-time code the user sends to the bot as /start <code>."""
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from integrations.services.telegram import telegram_link_code_create, telegram_link_code_payload
+from memory_project.cli import command_owner
 
 
 class Command(BaseCommand):
@@ -13,10 +13,7 @@ class Command(BaseCommand):
         parser.add_argument("username")
 
     def handle(self, *args, username, **options):
-        owner = get_user_model().objects.filter(username=username).first()
-        if owner is None:
-            raise CommandError(f"no such user: {username}")
-        payload = telegram_link_code_payload(telegram_link_code_create(owner=owner))
+        payload = telegram_link_code_payload(telegram_link_code_create(owner=command_owner(username)))
         self.stdout.write(f"Send this to the bot from Telegram before {payload['expires_at']}: {payload['command']}")
         if payload["link"]:
             self.stdout.write(f"or open {payload['link']}")

@@ -2,11 +2,11 @@
 
 from pathlib import Path
 
-from django.contrib.auth import get_user_model
-from django.core.management.base import BaseCommand, CommandError
+from django.core.management.base import BaseCommand
 
 from memories.formats.memory_md import file_write_with_backup
 from memories.services.transfer import EXPORT_FILE_NAMES, EXPORT_FORMATS, memory_export
+from memory_project.cli import command_owner, owner_option
 
 
 class Command(BaseCommand):
@@ -16,18 +16,14 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(parser, required=True)
         parser.add_argument("--format", choices=EXPORT_FORMATS, default="jsonl")
         parser.add_argument("--agent", default=None, help="one agent namespace (default: all)")
         names = ", ".join(EXPORT_FILE_NAMES.values())
         parser.add_argument("--output", metavar="PATH", help=f"a file, or a folder to write {names} into")
 
     def handle(self, *args, owner, format, agent, output, **options):
-        try:
-            user = get_user_model().objects.get(username=owner)
-        except get_user_model().DoesNotExist:
-            raise CommandError(f"no such user: {owner}") from None
-        text = memory_export(owner=user, fmt=format, agent=agent)
+        text = memory_export(owner=command_owner(owner), fmt=format, agent=agent)
         if not output:
             self.stdout.write(text, ending="")
             return

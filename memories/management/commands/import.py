@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from memories.formats.memory_json import FormatError
 from memories.management.progress import import_progress_bar
 from memories.services.transfer import FORMATS, MODES, memory_import
+from memory_project.cli import command_owner, owner_option
 
 
 class Command(BaseCommand):
@@ -20,7 +21,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("path", help="a file, or a folder holding MEMORY.md / memory.json / USER.md / logs/")
-        parser.add_argument("--owner", required=True, metavar="USERNAME", help="whose memories these are")
+        owner_option(parser, required=True, help="whose memories these are")
         parser.add_argument("--format", choices=FORMATS, help="the file's format (detected when omitted)")
         parser.add_argument("--agent", default=None, help="agent namespace (default: none; JSONL keeps its own)")
         parser.add_argument(
@@ -37,14 +38,10 @@ class Command(BaseCommand):
         target = Path(path).expanduser()
         if not target.exists():
             raise CommandError(f"no such file or folder: {target}")
-        User = get_user_model()
         if create_owner:
-            user, _ = User.objects.get_or_create(username=owner)
+            user, _ = get_user_model().objects.get_or_create(username=owner)
         else:
-            try:
-                user = User.objects.get(username=owner)
-            except User.DoesNotExist:
-                raise CommandError(f"no such user: {owner} (pass --create-owner to create it)") from None
+            user = command_owner(owner, hint=" (pass --create-owner to create it)")
         try:
             with import_progress_bar(self.stderr):
                 report = memory_import(

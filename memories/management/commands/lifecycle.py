@@ -1,9 +1,9 @@
 """`manage.py lifecycle --owner USERNAME | --all [--export-dir PATH]`: run the lifecycle now."""
 
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.services.lifecycle import lifecycle_owners, lifecycle_run
+from memory_project.cli import command_owner, owner_option
 
 
 class Command(BaseCommand):
@@ -11,18 +11,12 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         target = parser.add_mutually_exclusive_group(required=True)
-        target.add_argument("--owner", metavar="USERNAME", help="run for this user only")
+        owner_option(target, help="run for this user only")
         target.add_argument("--all", action="store_true", help="run for every owner with memories or sessions")
         parser.add_argument("--export-dir", metavar="PATH", help="also write MEMORY.md, USER.md, learnings.md here")
 
     def handle(self, *args, **options):
-        if options["owner"]:
-            try:
-                owners = [get_user_model().objects.get(username=options["owner"])]
-            except get_user_model().DoesNotExist:
-                raise CommandError(f"no such user: {options['owner']}") from None
-        else:
-            owners = list(lifecycle_owners())
+        owners = [command_owner(options["owner"])] if options["owner"] else list(lifecycle_owners())
         failed = 0
         for owner in owners:
             run = lifecycle_run(owner=owner, trigger="command", export_dir=options["export_dir"])

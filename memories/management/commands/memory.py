@@ -15,7 +15,6 @@ import getpass
 import uuid
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.management.memory_cli.maintenance import MaintenanceCommands
@@ -27,7 +26,7 @@ from memories.selectors.retrieval import SCOPES
 from memories.services.actions import memory_delete_hard, memory_forget
 from memories.services.extraction_jobs import extraction_job_execute
 from memories.services.transfer import EXPORT_FORMATS, FORMATS, MODES
-from memory_project.cli import Progress, confirm
+from memory_project.cli import Progress, command_owner, confirm, owner_option
 from sessions.models import ChatSession, ExtractionJob
 
 
@@ -41,25 +40,25 @@ class Command(SearchCommands, TransferCommands, MaintenanceCommands, BaseCommand
 
         p = sub.add_parser("search", help="hybrid search over memories and/or conversation turns")
         p.add_argument("query")
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
         p.add_argument("--top-k", type=int, default=10)
         p.add_argument("--scope", choices=SCOPES, default="memories")
 
         p = sub.add_parser("delete", help="forget a memory (kept with its history); --hard deletes the row")
         p.add_argument("memory_id")
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
         p.add_argument("--hard", action="store_true", help="delete the memory and its history for good")
         p.add_argument("--yes", action="store_true", help="with --hard: do not ask for confirmation")
 
         p = sub.add_parser("stats", help="counts by category and status, strength, sessions, queue")
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
 
         p = sub.add_parser("consolidate", help="consolidate ended sessions that were not consolidated yet")
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
         p.add_argument("--session", metavar="SESSION_ID", help="only this session")
 
         p = sub.add_parser("export", help="write the owner's memories to a file")
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
         p.add_argument("--format", required=True, choices=EXPORT_FORMATS, dest="fmt")
         p.add_argument("--output", required=True, metavar="PATH", help="file to write, or - for stdout")
 
@@ -67,7 +66,7 @@ class Command(SearchCommands, TransferCommands, MaintenanceCommands, BaseCommand
         p.add_argument(
             "path", help="MEMORY.md, learnings.md, memory.json, USER.md, logs/*.md|json, *.jsonl, or a folder"
         )
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
         p.add_argument("--format", choices=FORMATS, dest="fmt", help="default: told by the file's name or content")
         p.add_argument(
             "--mode",
@@ -78,19 +77,19 @@ class Command(SearchCommands, TransferCommands, MaintenanceCommands, BaseCommand
 
         p = sub.add_parser("link-entities", help="link memories to the entities their text names (idempotent)")
         target = p.add_mutually_exclusive_group(required=True)
-        target.add_argument("--owner", metavar="USERNAME")
+        owner_option(target)
         target.add_argument("--all", action="store_true", help="every owner")
 
         p = sub.add_parser("reembed", help="recompute embeddings of memories, turns and episodes")
         target = p.add_mutually_exclusive_group(required=True)
-        target.add_argument("--owner", metavar="USERNAME")
+        owner_option(target)
         target.add_argument("--all", action="store_true", help="every owner")
         p.add_argument("--batch-size", type=int, default=settings.EMBEDDING_BATCH_SIZE)
 
         p = sub.add_parser(
             "eval", help="Recall@k, MRR and latency of search on the owner's data, beside BM25 and dense baselines"
         )
-        p.add_argument("--owner", required=True, metavar="USERNAME")
+        owner_option(p, required=True)
         p.add_argument(
             "--questions",
             required=True,
@@ -104,12 +103,6 @@ class Command(SearchCommands, TransferCommands, MaintenanceCommands, BaseCommand
         getattr(self, f"_{subcommand.replace('-', '_')}")(**options)
 
     # -- helpers ---------------------------------------------------------------------------------
-
-    def _owner(self, username):
-        owner = get_user_model().objects.filter(username=username).first()
-        if owner is None:
-            raise CommandError(f"no such user: {username}")
-        return owner
 
     def _actor(self) -> str:
         try:
@@ -130,7 +123,7 @@ class Command(SearchCommands, TransferCommands, MaintenanceCommands, BaseCommand
         return memory
 
     def _delete(self, *, memory_id, owner, hard, yes, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         memory = self._memory(owner, memory_id)
         if hard:
             confirm(self, f"Delete memory {memory_id} and its history for good?", yes=yes)
@@ -146,7 +139,7 @@ class Command(SearchCommands, TransferCommands, MaintenanceCommands, BaseCommand
     # -- consolidate -----------------------------------------------------------------------------
 
     def _consolidate(self, *, owner, session, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         sessions = ChatSession.objects.filter(owner=owner)
         if session:
             try:

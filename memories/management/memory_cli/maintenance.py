@@ -8,7 +8,7 @@ from memories.models import Memory, MemoryEntity, Status
 from memories.selectors.owner_stats import owner_stats
 from memories.services.entities import memory_entities_link
 from memories.services.reembed import embedding_dimension_problem, embeddings_recompute, embeddings_recompute_total
-from memory_project.cli import Progress
+from memory_project.cli import Progress, command_owner
 from sessions.models import ExtractionJob
 
 
@@ -18,7 +18,7 @@ class MaintenanceCommands:
     # -- stats -----------------------------------------------------------------------------------
 
     def _stats(self, *, owner, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         stats = owner_stats(owner=owner)
         counts = stats["memories"]
         statuses = [s for s in Status.values if any(k[1] == s for k in counts)] or [Status.ACTIVE]
@@ -64,7 +64,7 @@ class MaintenanceCommands:
     # -- link-entities / reembed ------------------------------------------------------------------
 
     def _link_entities(self, *, owner, all, **_):  # noqa: A002 - the option is --all
-        memories = Memory.objects.all() if all else Memory.objects.filter(owner=self._owner(owner))
+        memories = Memory.objects.all() if all else Memory.objects.filter(owner=command_owner(owner))
         memories = memories.only("pk", "owner_id", "content", "subject").order_by("pk")
         links_before = MemoryEntity.objects.filter(memory__in=memories).count()
         progress = Progress(self.stderr, memories.count(), "entities")
@@ -80,7 +80,7 @@ class MaintenanceCommands:
     def _reembed(self, *, owner, all, batch_size, **_):  # noqa: A002 - the option is --all
         if batch_size < 1:
             raise CommandError("--batch-size must be at least 1")
-        owners = None if all else [self._owner(owner)]
+        owners = None if all else [command_owner(owner)]
         problem = embedding_dimension_problem()
         if problem:
             raise CommandError(problem)

@@ -10,6 +10,7 @@ from memories.management.tables import CONTENT_WIDTH, render_table
 from memories.providers.embeddings import embedder_warm_up
 from memories.selectors.evaluation import QuestionsError, evaluation_table, questions_parse, retrieval_evaluate
 from memories.selectors.retrieval import memory_search
+from memory_project.cli import command_owner
 
 
 class SearchCommands:
@@ -18,7 +19,7 @@ class SearchCommands:
     # -- eval ------------------------------------------------------------------------------------
 
     def _eval(self, *, owner, questions, k, as_json, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         try:
             ks = tuple(int(x) for x in k.split(","))
         except ValueError:
@@ -46,7 +47,7 @@ class SearchCommands:
     # -- search ----------------------------------------------------------------------------------
 
     def _search(self, *, query, owner, top_k, scope, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         if not 1 <= top_k <= settings.MAX_TOP_K:
             raise CommandError(f"--top-k must be between 1 and {settings.MAX_TOP_K}")
         if not query.strip() or "\x00" in query:

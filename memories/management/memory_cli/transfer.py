@@ -8,6 +8,7 @@ from memories.formats.memory_md import file_write_atomic
 from memories.management.progress import import_progress_bar
 from memories.management.tables import render_table
 from memories.services.transfer import FormatError, memory_export, memory_import
+from memory_project.cli import command_owner
 
 
 class TransferCommands:
@@ -16,7 +17,7 @@ class TransferCommands:
     # -- export / import -------------------------------------------------------------------------
 
     def _export(self, *, owner, fmt, output, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         if output != "-":
             target = Path(output)
             if target.is_dir():
@@ -33,7 +34,7 @@ class TransferCommands:
         self.stdout.write(f"Exported {owner.get_username()}'s memories as {fmt} to {target} ({len(text)} characters)")
 
     def _import(self, *, path, owner, fmt, mode=None, **_):
-        owner = self._owner(owner)
+        owner = command_owner(owner)
         source = Path(path)
         if not source.exists():
             raise CommandError(f"no such file: {path}")
