@@ -327,15 +327,16 @@ def test_search_prepares_its_statements_once_and_answers_the_same_without_them(a
     settings.MEMORY_RETRIEVAL = {**settings.MEMORY_RETRIEVAL, "PREPARED_STATEMENTS": False}
     third = _search(api, query="pottery on thursdays")
 
-    # then the first search prepared its statements (terms, corpus size, vectors, BM25, sources),
-    # the second reused them, and all three answered the same
-    assert [("searchstats" in p, "count(*)" in p, "<=>" in p, "searchposting" in p) for p in prepared[:4]] == [
+    # then the first search prepared its statements (the API key's lookup, terms, corpus size,
+    # vectors, BM25, sources), the second reused them, and all three answered the same
+    assert "key_hash" in prepared[0]
+    assert [("searchstats" in p, "count(*)" in p, "<=>" in p, "searchposting" in p) for p in prepared[1:5]] == [
         (True, False, False, False),
         (False, True, False, False),
         (False, False, True, False),
         (False, True, True, True),
     ]
-    assert "memorysource" in prepared[4] and len(prepared) == 5
+    assert "memorysource" in prepared[5] and len(prepared) == 6
     assert _prepared_statements() == prepared
     assert [r["id"] for r in first] == [r["id"] for r in second] == [r["id"] for r in third]
     assert [r["score"] for r in first] == [r["score"] for r in second] == [r["score"] for r in third]
