@@ -6,3 +6,7 @@ class WebConfig(AppConfig):
 
     name = "web"
     label = "web"
+
+    def ready(self):
+        # Imported once the settings of every app are loaded, as Django's own checks are.
+        from web import checks  # noqa: F401  (registers system checks)
