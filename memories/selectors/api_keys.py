@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 
 from memories.models import ApiKey
-from memories.selectors.search.statements import search_cursor
+from memory_project.postgresql.prepared import prepared_cursor
 
 
 @cache
@@ -30,8 +30,8 @@ def api_key_get_active(*, key_hash: str) -> ApiKey | None:
     """The unrevoked key with this digest, its owner loaded (active or not: the caller refuses an
     inactive owner in its own words), or None."""
     sql, key_names, user_names = _statement()
-    # Prepared once per pooled connection, as search's statements are: every request runs it.
-    with search_cursor() as cursor:
+    # Prepared once per pooled connection: every authenticated request runs it.
+    with prepared_cursor() as cursor:
         cursor.execute(sql, [key_hash])
         row = cursor.fetchone()
     if row is None:

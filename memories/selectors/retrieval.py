@@ -25,7 +25,6 @@ from memories.selectors.search.statements import (
     fetch_rows,
     from_epoch_us,
     memory_filters,
-    search_cursor,
     turn_filters,
     vector_literal,
 )
@@ -33,6 +32,7 @@ from memories.selectors.search.vector import source_turns, turn_neighbours, vect
 from memories.selectors.search.workers import lexical_submit
 from memories.selectors.supersession import current_first
 from memories.services.embeddings import embedding_get_soon, vector_mean_direction
+from memory_project.postgresql.prepared import prepared_cursor
 
 SCOPES = ("memories", "turns", "all")
 
@@ -77,7 +77,7 @@ def memory_search(
     parallel = not connection.in_atomic_block and cfg["PARALLEL_WORKERS"] > 0
     # What both corpora are narrowed by.
     narrowed = {"owner_id": owner.pk, "agent": agent, "since": since, "until": until}
-    with transaction.atomic(), search_cursor() as cursor:
+    with transaction.atomic(), prepared_cursor() as cursor:
         lexemes, stored = query_terms(cursor, query=texts[-1], owner_id=owner.pk, ef_search=cfg["HNSW_EF_SEARCH"])
         sources = []
         if scope in ("memories", "all"):

@@ -101,9 +101,10 @@ MEMORY_RETRIEVAL = {
     # Owners with at most this many memories (or turns) get exact nearest neighbours instead of the
     # HNSW index's approximate ones: a few thousand distances cost about a millisecond.
     "EXACT_VECTOR_MAX": env_int("RETRIEVAL_EXACT_VECTOR_MAX", 5000, minimum=0),
-    # Search's statements are prepared once per connection and reused (planning them cost about a
-    # millisecond a search). Turn off behind a pooler that cannot keep prepared statements
-    # (PgBouncer before 1.21, or without max_prepared_statements, in transaction mode).
+    # Search's statements and the API-key lookup are prepared once per connection and reused
+    # (memory_project/postgresql/prepared.py; planning them cost about a millisecond a search). Turn
+    # off behind a pooler that cannot keep prepared statements (PgBouncer before 1.21, or without
+    # max_prepared_statements, in transaction mode).
     "PREPARED_STATEMENTS": env_bool("RETRIEVAL_PREPARED_STATEMENTS", True),
     # Threads per process that run a search's BM25 statement on their own connection while the
     # search runs its vector statement (0: one connection, one statement after the other).

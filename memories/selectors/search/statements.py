@@ -1,12 +1,7 @@
-"""The pieces every search statement shares: filters, the columns read, fetching rows as dicts, and
-the cursor that prepares statements."""
+"""The pieces every search statement shares: filters, the columns read, fetching rows as dicts."""
 
 import json
 from datetime import UTC, datetime, timedelta
-
-from django.conf import settings
-from django.db import connection
-from django.db.backends.postgresql.base import ServerBindingCursor
 
 SEARCHABLE_STATUSES = ("active", "archived")
 
@@ -87,36 +82,3 @@ def epoch_us(when: datetime) -> int:
 
 def from_epoch_us(us: int) -> datetime:
     return EPOCH + timedelta(microseconds=us)
-
-
-_NEVER = 2**31 - 1
-
-
-class _PreparingCursor(ServerBindingCursor):
-    """Binds parameters on the server and prepares each statement on its first run.
-
-    Django turns psycopg's automatic preparation off (prepare_threshold=None) so that connection
-    poolers keep working; search asks for it per statement instead, when PREPARED_STATEMENTS is on.
-    psycopg keeps the prepared statements per connection (at most 100, least recently used go).
-    """
-
-    def execute(self, query, params=None, *, prepare=None, binary=None):
-        return super().execute(query, params, prepare=True if prepare is None else prepare, binary=binary)
-
-
-def search_cursor():
-    """A cursor on Django's connection for search's statements, which are the same few texts every
-    time: planning them cost ~1 ms of a search over 100,000 memories. Queries still go through
-    Django's cursor wrapper, so they are logged and counted like any other.
-    """
-    if not settings.MEMORY_RETRIEVAL["PREPARED_STATEMENTS"]:
-        return connection.cursor()
-    connection.ensure_connection()
-    connection.validate_thread_sharing()
-    raw = connection.connection
-    if raw.prepare_threshold is None:
-        # psycopg prepares nothing while the threshold is None, even when asked; a threshold that is
-        # never reached keeps every other statement unprepared, as Django wants.
-        raw.prepare_threshold = _NEVER
-    cursor = _PreparingCursor(raw)
-    return connection.make_debug_cursor(cursor) if connection.queries_logged else connection.make_cursor(cursor)

@@ -15,7 +15,8 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from django.conf import settings
 from django.db import connection
 
-from memories.selectors.search.statements import fetch_rows, search_cursor
+from memories.selectors.search.statements import fetch_rows
+from memory_project.postgresql.prepared import prepared_cursor
 
 # Each worker is a one-thread executor, so that its connection can be closed in its own thread.
 _workers: list[ThreadPoolExecutor] = []
@@ -55,7 +56,7 @@ _generic_plans: weakref.WeakSet = weakref.WeakSet()
 
 def _lexical_run(sql: str, params: list) -> list[dict]:
     try:
-        with search_cursor() as cursor:
+        with prepared_cursor() as cursor:
             if connection.connection not in _generic_plans:
                 # A worker only runs BM25 statements, whose plan has the same shape for any query
                 # (the postings' index, the aggregate, the lookups); planning each anew cost ~0.5 ms.
