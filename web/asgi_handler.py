@@ -28,7 +28,10 @@ class SyncChainASGIHandler(ASGIHandler):
         # ASGIHandler.__init__ would load the chain in async mode; this is BaseHandler's own init.
         BaseHandler.__init__(self)
         self.load_middleware(is_async=False)
-        self._executor = ThreadPoolExecutor(max_workers=settings.WEB_THREADS, thread_name_prefix="request")
+        executor = ThreadPoolExecutor(max_workers=settings.WEB_THREADS, thread_name_prefix="request")
+        # thread_sensitive=False is what allows an executor of our own; each call still records the
+        # event loop, so async_to_sync in the request (events' group_send) runs on it. Built once.
+        self._respond_on_thread = sync_to_async(self._respond, thread_sensitive=False, executor=executor)
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
@@ -38,11 +41,7 @@ class SyncChainASGIHandler(ASGIHandler):
         except RequestAborted:
             return
         try:
-            # thread_sensitive=False is what allows an executor of our own; the call still records
-            # this event loop, so async_to_sync in the request (events' group_send) runs on it.
-            response = await sync_to_async(self._respond, thread_sensitive=False, executor=self._executor)(
-                scope, body_file, send
-            )
+            response = await self._respond_on_thread(scope, body_file, send)
             if response is not None:
                 await self.send_response(response, send)
         finally:
@@ -62,7 +61,8 @@ class SyncChainASGIHandler(ASGIHandler):
                 return response
             if isinstance(response, FileResponse):
                 response.block_size = self.chunk_size
-            # A streamed body is read as it is sent: on this thread, whose connection it may use.
+            # Sent from this thread, whose connection the stream's iterator may use (Django reads a
+            # synchronous iterator whole before sending it, on this thread through async_to_sync).
             async_to_sync(self.send_response)(response, send)
             return None
         finally:

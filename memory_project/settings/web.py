@@ -13,7 +13,7 @@ WEB_KEEPALIVE = env_int("WEB_KEEPALIVE", 5, minimum=1)
 WEB_ACCESS_LOG = env_bool("WEB_ACCESS_LOG", True)
 # Threads per worker process that run requests (web/asgi_handler.py); more requests wait for one.
 # Each borrows a pooled connection for its request, beside those the search's BM25 threads and the
-# background thread keep: keep it under DB_POOL_MAX_SIZE.
+# background thread keep: together under DB_POOL_MAX_SIZE (system check web.W001).
 WEB_THREADS = env_int("WEB_THREADS", 8, minimum=1, maximum=256)
 # Embedded mode (no broker): `serve` runs the work a Celery worker would do per turn (turn vectors,
 # extraction jobs) in one process of its own at a lower CPU priority (memory_project/
