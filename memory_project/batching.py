@@ -3,11 +3,13 @@
 Recording is a dict update under a lock, no query. The buffer is sent when it holds `items` adds or
 its oldest add is `seconds` old, whichever comes first; a timer catches a quiet process. A batch's
 age counts from its first add, so a lone call after a quiet spell waits for company like any other.
+A process about to exit sends what its buffers hold (batch_buffers_flush), or it would be lost.
 """
 
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +18,8 @@ from django.conf import settings
 from memory_project.dbconn import thread_work
 
 logger = logging.getLogger(__name__)
+
+_buffers: weakref.WeakSet = weakref.WeakSet()
 
 
 class BatchBuffer:
@@ -27,6 +31,7 @@ class BatchBuffer:
         self._adds = 0
         self._since = time.monotonic()
         self._timer: threading.Timer | None = None
+        _buffers.add(self)
 
     def add(self, key, update: Callable[[Any], Any]) -> None:
         """Store `update(current value or None)` under `key`; send the batch when it is due."""
@@ -67,3 +72,10 @@ class BatchBuffer:
         """Drop what `keep(key, value)` rejects (an erasure of an owner whose calls are buffered)."""
         with self._lock:
             self._items = {k: v for k, v in self._items.items() if keep(k, v)}
+
+
+def batch_buffers_flush() -> None:
+    """Send every buffer's batch now: the process is about to exit (a web worker stopping)."""
+    for buffer in list(_buffers):
+        with thread_work(logger, "sending a batch from %s at exit failed", buffer._items_setting):
+            buffer._flush()

@@ -10,9 +10,10 @@ import threading
 
 from celery import Celery, Task
 from celery.schedules import maybe_schedule
-from celery.signals import worker_init
+from celery.signals import worker_init, worker_process_shutdown, worker_shutdown
 from kombu.exceptions import OperationalError as BrokerError
 
+from memory_project.batching import batch_buffers_flush
 from memory_project.dbconn import Leadership
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
@@ -32,6 +33,14 @@ def _lower_worker_priority(**_) -> None:
 
     if settings.WORKER_NICE:
         os.nice(settings.WORKER_NICE)
+
+
+@worker_process_shutdown.connect
+@worker_shutdown.connect
+def _send_buffered_batches(**_) -> None:
+    """A worker process about to exit sends what its batch buffers still hold (the access counts of
+    the searches its tasks ran): a prefork child leaves with os._exit, so nothing later would."""
+    batch_buffers_flush()
 
 
 # The options of a task that is safe to run again: acknowledged once it has run (a worker lost

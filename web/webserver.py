@@ -16,6 +16,7 @@ starts the periodic runner, and a database lock lets exactly one of them run the
 
 import logging
 import os
+import signal
 import sys
 
 from django.conf import settings
@@ -23,8 +24,9 @@ from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
 
 from memories.providers.embeddings import embedder_warm_up
-from memory_project.background import background_process_attach
+from memory_project.background import background_drain, background_process_attach
 from memory_project.background_process import BackgroundProcess
+from memory_project.batching import batch_buffers_flush
 from memory_project.celery import periodic_runner_start
 
 logger = logging.getLogger(__name__)
@@ -48,6 +50,10 @@ def _post_worker_init(worker) -> None:
 def _worker_exit(server, worker) -> None:
     if _runner is not None:
         _runner.stop()  # lets go of the periodic lock at once, so another worker can take over
+    # What the worker buffered in its last seconds (access counts, the access log, request
+    # analytics) is sent, and without a broker written by its background thread, before it exits.
+    batch_buffers_flush()
+    background_drain()
 
 
 class Worker(UvicornWorker):
@@ -55,6 +61,19 @@ class Worker(UvicornWorker):
     read by the application, from TRUSTED_PROXIES only (memory_project/proxies.py)."""
 
     CONFIG_KWARGS = {**UvicornWorker.CONFIG_KWARGS, "proxy_headers": False}
+
+    def init_signals(self) -> None:
+        super().init_signals()
+        # uvicorn stops gracefully on SIGTERM / SIGINT, then raises the signal again under the
+        # handler it found: the default one killed the worker there, before gunicorn's worker_exit
+        # hook (and atexit) ran, and the access counts, access log and request analytics the worker
+        # still held were lost. Exiting normally runs them.
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, _exit_normally)
+
+
+def _exit_normally(signum, frame) -> None:
+    sys.exit(0)
 
 
 class WebServer(BaseApplication):
