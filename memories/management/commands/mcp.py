@@ -6,6 +6,8 @@ import anyio
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.mcp.server import InvalidKey, build_server, principal_for_key
+from memory_project.background import background_drain
+from memory_project.batching import batch_buffers_flush
 
 
 class Command(BaseCommand):
@@ -38,3 +40,7 @@ class Command(BaseCommand):
 
         server = build_server(stdio_principal=current)
         anyio.run(server.run_stdio_async)
+        # The client has gone: what its searches left buffered (access counts, the access log) is
+        # written before the process exits.
+        batch_buffers_flush()
+        background_drain()

@@ -1,12 +1,14 @@
 """`manage.py mcp`: the memory tools over MCP stdio, driven by the SDK's client."""
 
 import subprocess
+import time
 
 import anyio
 import pytest
 
+from accesslog.models import QueryLog
 from memories.models import Memory, MemoryEvent
-from tests.factories import api_key_for
+from tests.factories import MemoryFactory, api_key_for
 from tests.memories.mcp.support import PYTHON, ROOT, TOOL_NAMES, child_env, payload, stdio_client_for
 
 pytestmark = pytest.mark.slow
@@ -61,6 +63,30 @@ def test_stdio_server_lists_tools_writes_finds_and_scopes_by_key(user, other_use
     assert seen["bad"].is_error
     # bob's key finds nothing of alice's
     assert seen["bob"]["results"] == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_stdio_server_writes_what_its_searches_left_buffered_when_the_client_goes(user, tmp_path):
+    # given a memory, and a server whose searches' access counts and log wait an hour for company
+    tea = MemoryFactory(owner=user, content="User prefers oolong tea")
+    key, found = api_key_for(user), {}
+    batches_wait = {"ACCESS_COUNT_FLUSH_SECONDS": "3600", "ACCESS_LOG_FLUSH_SECONDS": "3600"}
+
+    async def session():
+        with anyio.fail_after(240), (tmp_path / "server.log").open("w") as errlog:
+            async with stdio_client_for(key, errlog, **batches_wait) as c:
+                found["search"] = payload(await c.call_tool("search_memory", {"query": "oolong tea"}))
+
+    # when one search finds it and the client then closes the server's stdin
+    anyio.run(session)
+    deadline = time.monotonic() + 30
+    while Memory.objects.get(pk=tea.pk).access_count == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+    # then the server wrote the search's use of it and its log line before exiting
+    assert [r["id"] for r in found["search"]["results"]] == [str(tea.pk)]
+    assert Memory.objects.get(pk=tea.pk).access_count == 1
+    assert list(QueryLog.objects.values_list("owner_id", "kind", "query")) == [(user.pk, "tool", "oolong tea")]
 
 
 @pytest.mark.parametrize(
