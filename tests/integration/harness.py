@@ -234,13 +234,19 @@ def start_web(env: dict, log_dir: Path, *, timeout: float = 60) -> tuple[Proc, s
     while time.monotonic() < deadline:
         if proc.popen.poll() is not None:
             raise AssertionError(f"web exited:\n{proc.log()[-4000:]}")
-        with suppress(OSError):
-            with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
-                if response.status == 200:
-                    return proc, base
+        if answers_health(base):
+            return proc, base
         time.sleep(0.2)
     proc.stop()  # a server that never answered must not outlive the test
     raise AssertionError(f"web not ready:\n{proc.log()[-4000:]}")
+
+
+def answers_health(base: str) -> bool:
+    """Whether the server at `base` answers GET /healthz with a 200 (False while it cannot be reached)."""
+    with suppress(OSError):
+        with urllib.request.urlopen(f"{base}/healthz", timeout=2) as response:
+            return response.status == 200
+    return False
 
 
 def http(method: str, url: str, key: str, body=None, timeout: float = 30) -> tuple[int, dict, float]:

@@ -4,13 +4,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
-import urllib.request
-from contextlib import suppress
 
 import pytest
 
-from tests.integration.harness import ROOT, command_env, free_port
+from tests.integration.harness import ROOT, answers_health, command_env, free_port, wait_until
 from web.management.commands.serve import banner_lines
 
 
@@ -44,13 +41,9 @@ def test_serve_prints_only_the_banner_on_stdout_and_stops_on_sigterm():
         start_new_session=True,
     )
     try:
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and server.poll() is None:
-            with suppress(OSError):
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            time.sleep(0.3)
+        wait_until(
+            lambda: server.poll() is not None or answers_health(f"http://127.0.0.1:{port}"), 180, message="healthz"
+        )
         assert server.poll() is None, server.stderr.read()
 
         server.send_signal(signal.SIGTERM)
