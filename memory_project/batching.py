@@ -15,6 +15,7 @@ from typing import Any
 
 from django.conf import settings
 
+from memory_project.background import background_drain
 from memory_project.dbconn import thread_work
 
 logger = logging.getLogger(__name__)
@@ -75,7 +76,10 @@ class BatchBuffer:
 
 
 def batch_buffers_flush() -> None:
-    """Send every buffer's batch now: the process is about to exit (a web worker stopping)."""
+    """Send every buffer's batch now and wait until the in-process background thread (no broker) has
+    written them: the process is about to exit (a web worker, a Celery worker, the background
+    process, `manage.py mcp`)."""
     for buffer in list(_buffers):
         with thread_work(logger, "sending a batch from %s at exit failed", buffer._items_setting):
             buffer._flush()
+    background_drain()

@@ -24,7 +24,7 @@ from gunicorn.app.base import BaseApplication
 from uvicorn_worker import UvicornWorker
 
 from memories.providers.embeddings import embedder_warm_up
-from memory_project.background import background_drain, background_process_attach
+from memory_project.background import background_process_attach
 from memory_project.background_process import BackgroundProcess
 from memory_project.batching import batch_buffers_flush
 from memory_project.celery import periodic_runner_start
@@ -50,10 +50,8 @@ def _post_worker_init(worker) -> None:
 def _worker_exit(server, worker) -> None:
     if _runner is not None:
         _runner.stop()  # lets go of the periodic lock at once, so another worker can take over
-    # What the worker buffered in its last seconds (access counts, the access log, request
-    # analytics) is sent, and without a broker written by its background thread, before it exits.
+    # What the worker buffered in its last seconds (access counts, the access log, request analytics).
     batch_buffers_flush()
-    background_drain()
 
 
 class Worker(UvicornWorker):

@@ -6,7 +6,6 @@ import anyio
 from django.core.management.base import BaseCommand, CommandError
 
 from memories.mcp.server import InvalidKey, build_server, principal_for_key
-from memory_project.background import background_drain
 from memory_project.batching import batch_buffers_flush
 
 
@@ -43,4 +42,3 @@ class Command(BaseCommand):
         # The client has gone: what its searches left buffered (access counts, the access log) is
         # written before the process exits.
         batch_buffers_flush()
-        background_drain()

@@ -7,7 +7,6 @@ from django.core.management.base import BaseCommand
 
 from memories.providers.embeddings import embedder_warm_up
 from memories.services.background_round import background_step
-from memory_project.background import background_drain
 from memory_project.background_process import background_process_run
 from memory_project.batching import batch_buffers_flush
 from memory_project.celery import PeriodicRunner
@@ -44,4 +43,3 @@ class Command(BaseCommand):
             runner.stop()
             # What its tasks still buffered (the access counts of a reply's search) is written before it exits.
             batch_buffers_flush()
-            background_drain()
