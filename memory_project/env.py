@@ -32,6 +32,16 @@ def env_float(name: str, default: float, *, minimum: float | None = None, maximu
     return _env_number(name, default, float, "a number", minimum, maximum)
 
 
+def env_weight(name: str, default: float) -> float:
+    """A score's weight or boost: any number from 0 up."""
+    return _env_number(name, default, float, "a number", 0, None)
+
+
+def env_fraction(name: str, default: float) -> float:
+    """A share, weight factor or cosine threshold: a number from 0 to 1."""
+    return _env_number(name, default, float, "a number", 0, 1)
+
+
 def env_choice(name: str, default: str, choices: tuple[str, ...]) -> str:
     value = os.environ.get(name, default) or default
     if value not in choices:

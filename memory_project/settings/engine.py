@@ -3,7 +3,7 @@
 import os
 from pathlib import Path
 
-from memory_project.env import env_bool, env_choice, env_float, env_int, env_str
+from memory_project.env import env_bool, env_choice, env_float, env_fraction, env_int, env_str, env_weight
 from memory_project.settings.core import DATA_DIR
 
 EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "openai", "hashing"))
@@ -41,54 +41,50 @@ LLM_PROVIDER = env_choice("LLM_PROVIDER", "openai" if OPENAI_API_KEY else "heuri
 # Memory engine: scoring, decay and retrieval (seed 002 §3.4, seed 003 weights)
 # ---------------------------------------------------------------------------------------------
 MEMORY_SCORING = {
-    "IMPORTANCE_HIGH": env_float("MEMORY_IMPORTANCE_HIGH", 0.8, minimum=0, maximum=1),
-    "IMPORTANCE_MEDIUM": env_float("MEMORY_IMPORTANCE_MEDIUM", 0.6, minimum=0, maximum=1),
-    "IMPORTANCE_LOW": env_float("MEMORY_IMPORTANCE_LOW", 0.4, minimum=0, maximum=1),
-    "REINFORCE_RATE": env_float("MEMORY_REINFORCE_RATE", 0.2, minimum=0, maximum=1),
-    "DECAY_FACTOR": env_float("MEMORY_DECAY_FACTOR", 0.99, minimum=0, maximum=1),
+    "IMPORTANCE_HIGH": env_fraction("MEMORY_IMPORTANCE_HIGH", 0.8),
+    "IMPORTANCE_MEDIUM": env_fraction("MEMORY_IMPORTANCE_MEDIUM", 0.6),
+    "IMPORTANCE_LOW": env_fraction("MEMORY_IMPORTANCE_LOW", 0.4),
+    "REINFORCE_RATE": env_fraction("MEMORY_REINFORCE_RATE", 0.2),
+    "DECAY_FACTOR": env_fraction("MEMORY_DECAY_FACTOR", 0.99),
     "GRACE_DAYS": env_float("MEMORY_GRACE_DAYS", 7, minimum=0),
-    "ARCHIVE_BELOW": env_float("MEMORY_ARCHIVE_BELOW", 0.2, minimum=0, maximum=1),
-    "FORGET_BELOW": env_float("MEMORY_FORGET_BELOW", 0.05, minimum=0, maximum=1),
-    "DEMOTE_BELOW": env_float("MEMORY_DEMOTE_BELOW", 0.3, minimum=0, maximum=1),
-    "CONTRADICTION_FACTOR": env_float("MEMORY_CONTRADICTION_FACTOR", 0.5, minimum=0, maximum=1),
-    "PIN_MIN_STRENGTH": env_float("MEMORY_PIN_MIN_STRENGTH", 0.5, minimum=0, maximum=1),
+    "ARCHIVE_BELOW": env_fraction("MEMORY_ARCHIVE_BELOW", 0.2),
+    "FORGET_BELOW": env_fraction("MEMORY_FORGET_BELOW", 0.05),
+    "DEMOTE_BELOW": env_fraction("MEMORY_DEMOTE_BELOW", 0.3),
+    "CONTRADICTION_FACTOR": env_fraction("MEMORY_CONTRADICTION_FACTOR", 0.5),
+    "PIN_MIN_STRENGTH": env_fraction("MEMORY_PIN_MIN_STRENGTH", 0.5),
     "PIN_MAX": env_int("MEMORY_PIN_MAX", 20, minimum=0),
 }
-# The memories a search returns count as used (access count, last access): written off the query
-# path, each process's searches sent in one batch at least this often and at most this many a batch.
-ACCESS_COUNT_FLUSH_SECONDS = env_float("ACCESS_COUNT_FLUSH_SECONDS", 1.0, minimum=0.01)
-ACCESS_COUNT_FLUSH_SEARCHES = env_int("ACCESS_COUNT_FLUSH_SEARCHES", 50, minimum=1)
 MEMORY_RETRIEVAL = {
-    "WEIGHT_RELEVANCE": env_float("RETRIEVAL_WEIGHT_RELEVANCE", 0.6, minimum=0),
-    "WEIGHT_IMPORTANCE": env_float("RETRIEVAL_WEIGHT_IMPORTANCE", 0.25, minimum=0),
-    "WEIGHT_RECENCY": env_float("RETRIEVAL_WEIGHT_RECENCY", 0.15, minimum=0),
+    "WEIGHT_RELEVANCE": env_weight("RETRIEVAL_WEIGHT_RELEVANCE", 0.6),
+    "WEIGHT_IMPORTANCE": env_weight("RETRIEVAL_WEIGHT_IMPORTANCE", 0.25),
+    "WEIGHT_RECENCY": env_weight("RETRIEVAL_WEIGHT_RECENCY", 0.15),
     "RECENCY_HALF_LIFE_DAYS": env_float("RETRIEVAL_RECENCY_HALF_LIFE_DAYS", 30, minimum=0.01),
     "FUSION": env_choice("RETRIEVAL_FUSION", "score", ("score", "rrf")),
-    "LEXICAL_WEIGHT": env_float("RETRIEVAL_LEXICAL_WEIGHT", 0.3, minimum=0, maximum=1),
+    "LEXICAL_WEIGHT": env_fraction("RETRIEVAL_LEXICAL_WEIGHT", 0.3),
     "RRF_K": env_int("RETRIEVAL_RRF_K", 60, minimum=1),
-    "SPEAKER_BOOST": env_float("RETRIEVAL_SPEAKER_BOOST", 0.15, minimum=0),
-    "WHEN_BOOST": env_float("RETRIEVAL_WHEN_BOOST", 0.1, minimum=0),
-    "TIME_WINDOW_BOOST": env_float("RETRIEVAL_TIME_WINDOW_BOOST", 0.2, minimum=0),
-    "NEIGHBOR_WEIGHT": env_float("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2, minimum=0),
+    "SPEAKER_BOOST": env_weight("RETRIEVAL_SPEAKER_BOOST", 0.15),
+    "WHEN_BOOST": env_weight("RETRIEVAL_WHEN_BOOST", 0.1),
+    "TIME_WINDOW_BOOST": env_weight("RETRIEVAL_TIME_WINDOW_BOOST", 0.2),
+    "NEIGHBOR_WEIGHT": env_weight("RETRIEVAL_NEIGHBOR_WEIGHT", 0.2),
     # The turn right after one that asks something takes this share of that turn's score instead.
-    "REPLY_WEIGHT": env_float("RETRIEVAL_REPLY_WEIGHT", 0.3, minimum=0),
+    "REPLY_WEIGHT": env_weight("RETRIEVAL_REPLY_WEIGHT", 0.3),
     # When the query names one of the turns' speakers, the others' turns are scored this much lower.
-    "OTHER_SPEAKER_FACTOR": env_float("RETRIEVAL_OTHER_SPEAKER_FACTOR", 0.9, minimum=0, maximum=1),
+    "OTHER_SPEAKER_FACTOR": env_fraction("RETRIEVAL_OTHER_SPEAKER_FACTOR", 0.9),
     # For a question asking for several things, each result already chosen from a session lowers
     # the score of that session's other candidates by this factor.
-    "SESSION_DIVERSITY": env_float("RETRIEVAL_SESSION_DIVERSITY", 0.9, minimum=0, maximum=1),
+    "SESSION_DIVERSITY": env_fraction("RETRIEVAL_SESSION_DIVERSITY", 0.9),
     # Turns' full text is BM25F: a turn's own words weigh 1, those of the turns 1 and 2 places away
     # TURN_FIELD_WEIGHTS[1] and [2]; each session is also scored as one document, and SESSION_WEIGHT of
     # that score is added to each of its turns.
     "TURN_FIELD_WEIGHTS": (
         1.0,
-        env_float("RETRIEVAL_TURN_FIELD_WEIGHT_1", 0.5, minimum=0),
-        env_float("RETRIEVAL_TURN_FIELD_WEIGHT_2", 0.2, minimum=0),
+        env_weight("RETRIEVAL_TURN_FIELD_WEIGHT_1", 0.5),
+        env_weight("RETRIEVAL_TURN_FIELD_WEIGHT_2", 0.2),
     ),
     "TURN_BM25_K1": env_float("RETRIEVAL_TURN_BM25_K1", 1.2, minimum=0.01),
-    "TURN_BM25_B": env_float("RETRIEVAL_TURN_BM25_B", 0.3, minimum=0, maximum=1),
-    "SESSION_WEIGHT": env_float("RETRIEVAL_SESSION_WEIGHT", 0.3, minimum=0),
-    "ARCHIVED_FACTOR": env_float("RETRIEVAL_ARCHIVED_FACTOR", 0.8, minimum=0, maximum=1),
+    "TURN_BM25_B": env_fraction("RETRIEVAL_TURN_BM25_B", 0.3),
+    "SESSION_WEIGHT": env_weight("RETRIEVAL_SESSION_WEIGHT", 0.3),
+    "ARCHIVED_FACTOR": env_fraction("RETRIEVAL_ARCHIVED_FACTOR", 0.8),
     # Candidates taken from each source (vectors, full text): CANDIDATES_PER_RESULT per result asked
     # for, at least CANDIDATES_MIN, at most CANDIDATES (and never fewer than twice top_k).
     "CANDIDATES": env_int("RETRIEVAL_CANDIDATES", 200, minimum=10),
@@ -123,11 +119,11 @@ CONSOLIDATION_MIN_TURNS = env_int("CONSOLIDATION_MIN_TURNS", 3, minimum=1)
 # ---------------------------------------------------------------------------------------------
 # Merge decision thresholds (cosine similarity of the configured embedder).
 MEMORY_DECISION = {
-    "DUPLICATE_SIMILARITY": env_float("MEMORY_DUPLICATE_SIMILARITY", 0.92, minimum=0, maximum=1),
-    "UPDATE_SIMILARITY": env_float("MEMORY_UPDATE_SIMILARITY", 0.82, minimum=0, maximum=1),
-    "CONTRADICTION_MIN_SIMILARITY": env_float("MEMORY_CONTRADICTION_MIN_SIMILARITY", 0.55, minimum=0, maximum=1),
-    "RELATED_SIMILARITY": env_float("MEMORY_RELATED_SIMILARITY", 0.6, minimum=0, maximum=1),
-    "FORGET_MIN_RELEVANCE": env_float("MEMORY_FORGET_MIN_RELEVANCE", 0.3, minimum=0, maximum=1),
+    "DUPLICATE_SIMILARITY": env_fraction("MEMORY_DUPLICATE_SIMILARITY", 0.92),
+    "UPDATE_SIMILARITY": env_fraction("MEMORY_UPDATE_SIMILARITY", 0.82),
+    "CONTRADICTION_MIN_SIMILARITY": env_fraction("MEMORY_CONTRADICTION_MIN_SIMILARITY", 0.55),
+    "RELATED_SIMILARITY": env_fraction("MEMORY_RELATED_SIMILARITY", 0.6),
+    "FORGET_MIN_RELEVANCE": env_fraction("MEMORY_FORGET_MIN_RELEVANCE", 0.3),
 }
 # Context building: long-term memory gets this share of the model's window (seed 003: 15%).
 LLM_CONTEXT_WINDOW = env_int("LLM_CONTEXT_WINDOW", 128_000, minimum=1000)

@@ -28,8 +28,13 @@ HOT_CACHE_TTL_SECONDS = env_int("HOT_CACHE_TTL_SECONDS", 3600, minimum=1)
 HOT_CACHE_MAX_ENTRIES = env_int("HOT_CACHE_MAX_ENTRIES", 10_000, minimum=1)
 
 # ---------------------------------------------------------------------------------------------
-# Per-query access log (accesslog/): which search or context call returned which memories
+# What searches return: the memories' access counts, and the per-query access log (accesslog/) of
+# which search or context call returned which memories
 # ---------------------------------------------------------------------------------------------
+# The memories a search returns count as used (access count, last access): written off the query
+# path, each process's searches sent in one batch at least this often and at most this many a batch.
+ACCESS_COUNT_FLUSH_SECONDS = env_float("ACCESS_COUNT_FLUSH_SECONDS", 1.0, minimum=0.01)
+ACCESS_COUNT_FLUSH_SEARCHES = env_int("ACCESS_COUNT_FLUSH_SEARCHES", 50, minimum=1)
 # Days a logged call is kept (pruned hourly); 0 records nothing. Checked by accesslog.checks.
 ACCESS_LOG_RETENTION_DAYS = env_int("ACCESS_LOG_RETENTION_DAYS", 30, minimum=0)
 # Calls are written off the query path, in batches of at most this many, at least this often.

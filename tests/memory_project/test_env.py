@@ -1,7 +1,7 @@
 import pytest
 from django.core.exceptions import ImproperlyConfigured
 
-from memory_project.env import env_float, env_int
+from memory_project.env import env_float, env_fraction, env_int
 
 
 def test_env_int_unset_or_empty_is_the_default(monkeypatch):
@@ -38,3 +38,14 @@ def test_env_int_above_the_maximum(monkeypatch):
     monkeypatch.setenv("TEST_ENV_NUMBER", "11")
     with pytest.raises(ImproperlyConfigured, match=r"^TEST_ENV_NUMBER=11 is above the maximum 10$"):
         env_int("TEST_ENV_NUMBER", 4, maximum=10)
+
+
+def test_env_fraction_reads_a_share(monkeypatch):
+    monkeypatch.setenv("TEST_ENV_NUMBER", "0.25")
+    assert env_fraction("TEST_ENV_NUMBER", 0.5) == 0.25
+
+
+def test_env_fraction_above_one(monkeypatch):
+    monkeypatch.setenv("TEST_ENV_NUMBER", "1.5")
+    with pytest.raises(ImproperlyConfigured, match=r"^TEST_ENV_NUMBER=1.5 is above the maximum 1$"):
+        env_fraction("TEST_ENV_NUMBER", 0.5)
