@@ -14,23 +14,29 @@ from memory_project.text import normalize
 
 
 @dataclass(frozen=True, kw_only=True)
-class MemoryDraft:
-    """The writable fields of a memory not yet stored: text normalised, retention settled."""
+class MemoryContent:
+    """What a memory says, whoever states it: a draft, and an import's record, which adds its own."""
 
     content: str
     category: str = Category.FACT
     importance: float | str | None = None
-    agent: str = ""
-    source: str = Source.AGENT_WRITE
     retention: str | None = None
     subject: str = ""
     predicate: str = ""
     structured_data: dict | None = None
     confidence: float = 1.0
+    observed_at: datetime | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class MemoryDraft(MemoryContent):
+    """The writable fields of a memory not yet stored: text normalised, retention settled."""
+
+    agent: str = ""
+    source: str = Source.AGENT_WRITE
     pinned: bool = False
     # None: active, unless moderation holds the text for review (memory_create decides).
     status: str | None = None
-    observed_at: datetime | None = None
     expires_at: datetime | None = None
     # The text of an existing memory this one replaces, when the writer knows (an LLM extractor says so).
     replaces: str = ""

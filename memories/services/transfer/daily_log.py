@@ -69,19 +69,28 @@ def _noteworthy(entry, observed: datetime, report: ImportReport) -> list[ImportR
     if isinstance(importance, bool) or not isinstance(importance, int | float) or not 0 <= importance <= 1:
         importance = None
     origin = f"line {entry.line}" + (f" at {entry.time}" if entry.time else "")
-    if entry.category:
-        category = category_of(report, entry.line, entry.category, content=entry.content, context=entry.extra)
-        return [ImportRecord(entry.line, entry.content, category, importance, observed_at=observed, origin=origin)]
-    if entry.type == "reflection":
-        category = Category.ERROR if records_failure(entry.content, entry.extra) else Category.SKILL
-        return [ImportRecord(entry.line, entry.content, category, importance, observed_at=observed, origin=origin)]
+    if entry.category or entry.type == "reflection":
+        if entry.category:
+            category = category_of(report, entry.line, entry.category, content=entry.content, context=entry.extra)
+        else:
+            category = Category.ERROR if records_failure(entry.content, entry.extra) else Category.SKILL
+        return [
+            ImportRecord(
+                line=entry.line,
+                content=entry.content,
+                category=category,
+                importance=importance,
+                observed_at=observed,
+                origin=origin,
+            )
+        ]
     turn = TurnView(sequence=1, role="user", speaker="", content=_first_person(entry.content), created_at=observed)
     return [
         ImportRecord(
-            entry.line,
-            candidate.content,
-            candidate.category,
-            candidate.importance,
+            line=entry.line,
+            content=candidate.content,
+            category=candidate.category,
+            importance=candidate.importance,
             subject=candidate.subject,
             predicate=candidate.predicate,
             structured_data={"value": candidate.value} if candidate.value else None,

@@ -2,12 +2,12 @@
 
 import logging
 import uuid
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, time
 
 from django.utils import timezone
 
-from memories.drafts import MemoryDraft
+from memories.drafts import MemoryContent, MemoryDraft
 from memories.formats.categories import category_from_seed
 from memories.models import (
     Category,
@@ -79,26 +79,14 @@ class ImportReport:
         return asdict(self)
 
 
-# What a record hands its draft as it is; its agent, status and source are the import's to say.
-_DRAFTED = "content category importance retention subject predicate structured_data confidence observed_at".split()
-
-
-@dataclass
-class ImportRecord:
+@dataclass(frozen=True, kw_only=True)
+class ImportRecord(MemoryContent):
     """One memory to write, whatever file it came from."""
 
     line: int | None
-    content: str
-    category: str
-    importance: float | None = None
-    status: str = Status.ACTIVE
     retention: str = Retention.LONG
+    status: str = Status.ACTIVE
     agent: str | None = None
-    subject: str = ""
-    predicate: str = ""
-    structured_data: dict | None = None
-    confidence: float = 1.0
-    observed_at: datetime | None = None
     origin: str = ""
     # Applied after the decision to memories this import created.
     preserve: dict = field(default_factory=dict)
@@ -109,9 +97,10 @@ class ImportRecord:
     relations: list = field(default_factory=list)  # [(type, target's exported id, weight)]
 
     def draft(self, *, agent: str, status: str | None) -> MemoryDraft:
-        """The record as memory_write and memory_create take it, as an import (source "import")."""
-        kept = {name: getattr(self, name) for name in _DRAFTED}
-        return MemoryDraft(**kept, agent=agent, source=Source.IMPORT, status=status)
+        """The record as memory_write and memory_create take it, as an import (source "import"); its
+        agent, status and source are the import's to say."""
+        said = {f.name: getattr(self, f.name) for f in fields(MemoryContent)}
+        return MemoryDraft(**said, agent=agent, source=Source.IMPORT, status=status)
 
 
 def record_agent(record: ImportRecord, agent: str | None) -> str:
