@@ -8,7 +8,7 @@ it without importing each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Protocol
 
@@ -29,6 +29,11 @@ class TurnView:
     created_at: datetime
     tool_name: str = ""
     tool_error: str = ""
+
+    @classmethod
+    def of(cls, turn) -> TurnView:
+        """The view of a stored turn (a ConversationTurn, or anything with its attributes)."""
+        return cls(**{f.name: getattr(turn, f.name) for f in fields(cls)})
 
 
 @dataclass

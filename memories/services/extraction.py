@@ -55,18 +55,7 @@ class ExtractionStats:
 
 
 def turn_views(turns) -> list[TurnView]:
-    return [
-        TurnView(
-            sequence=t.sequence,
-            role=t.role,
-            speaker=t.speaker,
-            content=t.content,
-            created_at=t.created_at,
-            tool_name=t.tool_name,
-            tool_error=t.tool_error,
-        )
-        for t in turns
-    ]
+    return [TurnView.of(t) for t in turns]
 
 
 def _existing_summary(session: ChatSession) -> list[str]:
