@@ -95,7 +95,8 @@ def chrome(request) -> dict:
     }
 
 
-def page_render(request, template: str, page: str, **context):
-    """A dashboard page: `page` names the current navigation item (NavItem.key or one of its pages)."""
+def page_render(request, page: str, *, template: str = "", **context):
+    """A dashboard page: `page` names the current navigation item (NavItem.key or one of its pages),
+    and its template, dashboard/<page>.html (dashes as underscores), unless `template` is given."""
     context["page"] = page
-    return render(request, template, context)
+    return render(request, template or f"dashboard/{page.replace('-', '_')}.html", context)

@@ -36,11 +36,6 @@ TURNS_PER_PAGE = 200
 MODERATION_PAGE = 100
 
 
-def _page(request, owner, template: str, page: str, **context):
-    # The frame (navigation, owner switch, badge) comes from dashboard.layout.chrome.
-    return page_render(request, template, page, **context)
-
-
 def _actor(request) -> str:
     return f"dashboard:{request.user.get_username()}"
 
@@ -50,10 +45,8 @@ def overview(request):
     owner = owner_for(request)
     metrics = selectors.overview_metrics(owner=owner)
     activity = selectors.memory_activity(owner=owner)
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/overview.html",
         "overview",
         metrics=metrics,
         charts={"metrics": metrics, "activity": activity},
@@ -70,10 +63,8 @@ def memory_browser(request):
         messages.error(request, str(error))
         query = selectors.BrowseQuery()
     first_page = selectors.memory_browse(owner=owner, query=query)
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/memories.html",
         "memories",
         initial={"query": request.GET.dict(), "page": first_page},
         categories=Category.values,
@@ -132,11 +123,10 @@ def memory_detail(request, memory_id):
     events = list(memory_history(memory=memory))
     sources = [link.turn for link in memory.sources.all()]
     access_log_flush(inline=True)  # what this process answered a moment ago counts too
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/memory_detail.html",
         "memory",
+        template="dashboard/memory_detail.html",
         memory=memory,
         structured_json=json.dumps(memory.structured_data, indent=2, ensure_ascii=False)
         if memory.structured_data
@@ -218,10 +208,8 @@ def decay(request):
     owner = owner_for(request)
     curves = selectors.decay_curves()
     distribution = selectors.strength_distribution(owner=owner)
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/decay.html",
         "decay",
         policy=curves["policy"],
         curves=curves["curves"],
@@ -233,11 +221,10 @@ def decay(request):
 
 @login_required
 def graph(request):
-    owner = owner_for(request)
-    return _page(
+    # A staff member's unknown ?owner= is a 404 before the page renders.
+    owner_for(request)
+    return page_render(
         request,
-        owner,
-        "dashboard/graph.html",
         "graph",
         categories=Category.values,
         max_nodes=graph_data.GRAPH_MAX_NODES,
@@ -262,9 +249,7 @@ def sessions(request):
     page = paginator.get_page(request.GET.get("page"))
     pads = [scratchpad_get(owner=owner, agent="")]
     episodes = episode_list(owner=owner).select_related("session")[:10]
-    return _page(
-        request, owner, "dashboard/sessions.html", "sessions", sessions=page, scratchpads=pads, episodes=episodes
-    )
+    return page_render(request, "sessions", sessions=page, scratchpads=pads, episodes=episodes)
 
 
 @login_required
@@ -279,11 +264,10 @@ def session_detail(request, session_id):
         .defer("embedding", "search_vector")
         .order_by("created_at")[:200]
     )
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/session_detail.html",
         "sessions",
+        template="dashboard/session_detail.html",
         chat_session=session,
         turns=page,
         episode=episode,
@@ -301,10 +285,8 @@ def moderation(request):
         .select_related("source_session")
         .order_by("-created_at")
     )
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/moderation.html",
         "moderation",
         queue=queue[:MODERATION_PAGE],
         categories=Category.values,
@@ -324,10 +306,8 @@ def chat(request):
     if session is not None:
         recent = turn_list(session=session).filter(role__in=("user", "assistant")).order_by("-sequence")[:100]
         turns = [{"role": t.role, "content": t.content} for t in reversed(recent)]
-    return _page(
+    return page_render(
         request,
-        owner,
-        "dashboard/chat.html",
         "chat",
         chat_state={"session_id": str(session.pk) if session else None, "turns": turns},
     )
@@ -335,5 +315,6 @@ def chat(request):
 
 @login_required
 def live(request):
-    owner = owner_for(request)
-    return _page(request, owner, "dashboard/live.html", "live")
+    # A staff member's unknown ?owner= is a 404 before the page renders.
+    owner_for(request)
+    return page_render(request, "live")

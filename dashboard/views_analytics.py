@@ -25,7 +25,6 @@ def analytics(request):
     scope = None if everyone else owner
     return page_render(
         request,
-        "dashboard/analytics.html",
         "analytics",
         days=days,
         periods=PERIODS,

@@ -59,7 +59,6 @@ def core(request):
         agents = sorted([*agents, agent])
     return page_render(
         request,
-        "dashboard/core.html",
         "core",
         agent=agent,
         agents=agents,
@@ -78,7 +77,6 @@ def context_window(request):
     )
     return page_render(
         request,
-        "dashboard/context.html",
         "context",
         agents=agent_names(owner=owner),
         sessions=list(sessions),

@@ -46,6 +46,6 @@ def evaluate(request):
                     context["report"] = retrieval_evaluate(owner=owner, questions=questions, ks=ks)
         if context["error"]:
             status = 400
-    response = page_render(request, "dashboard/eval.html", "eval", **context)
+    response = page_render(request, "eval", **context)
     response.status_code = status
     return response

@@ -19,6 +19,4 @@ def import_page(request):
         .only("id", "name", "format", "status", "processed", "total", "created_at")
         .order_by("-created_at")[:RECENT_JOBS]
     )
-    return page_render(
-        request, "dashboard/import.html", "import", formats=FORMATS, export_formats=EXPORT_FORMATS, jobs=list(jobs)
-    )
+    return page_render(request, "import", formats=FORMATS, export_formats=EXPORT_FORMATS, jobs=list(jobs))

@@ -22,10 +22,10 @@ SETTINGS_TABS = (
 )
 
 
-def _render(request, owner, template, page, **context):
+def _render(request, owner, page, **context):
     qs = owner_query(request, owner)
     tabs = [{"key": key, "label": label, "href": reverse(name) + qs} for key, label, name in SETTINGS_TABS]
-    return page_render(request, template, page, settings_tabs=tabs, **context)
+    return page_render(request, page, settings_tabs=tabs, **context)
 
 
 @login_required
@@ -37,7 +37,7 @@ def settings_home(request):
 def api_keys(request):
     owner = owner_for(request)
     keys = ApiKey.objects.filter(owner=owner).order_by("-created_at", "-id")
-    return _render(request, owner, "dashboard/settings_keys.html", "settings-keys", keys=keys)
+    return _render(request, owner, "settings-keys", keys=keys)
 
 
 @login_required
@@ -47,7 +47,6 @@ def webhooks(request):
     return _render(
         request,
         owner,
-        "dashboard/settings_webhooks.html",
         "settings-webhooks",
         subscriptions=subscriptions,
         events=WebhookEvent.values,
@@ -65,8 +64,8 @@ def webhook_deliveries(request, webhook_id):
     return _render(
         request,
         owner,
-        "dashboard/settings_webhook.html",
         "settings-webhooks",
+        template="dashboard/settings_webhook.html",
         subscription=subscription,
         deliveries=page,
     )
@@ -75,4 +74,4 @@ def webhook_deliveries(request, webhook_id):
 @login_required
 def agents(request):
     owner = owner_for(request)
-    return _render(request, owner, "dashboard/settings_agents.html", "settings-agents", agents=agent_list(owner=owner))
+    return _render(request, owner, "settings-agents", agents=agent_list(owner=owner))
