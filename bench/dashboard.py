@@ -19,13 +19,11 @@ Usage:
 
 import argparse
 import json
-import os
 import statistics
-import sys
 import time
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from harness import REPO, category_array, configure_django, execute, scalar
+
 DATABASE = "bench_dashboard"
 OWNER = "bench-dashboard"
 TARGET_MS = 300.0
@@ -34,7 +32,6 @@ TABLES = (
     "memories_entity", "memories_memory", "chat_sessions_extractionjob", "chat_sessions_episode",
     "chat_sessions_conversationturn", "chat_sessions_chatsession",
 )  # fmt: skip
-CATEGORIES = ("preference", "fact", "project", "decision", "workflow", "skill", "error", "rule", "todo")
 # Memory text is three of these words, so a search matches a few percent of the rows, as real text does.
 WORDS = (
     "green tea",
@@ -80,41 +77,6 @@ WORDS = (
 )
 
 
-def configure_django() -> None:
-    if os.environ.get("DATABASE_URL"):
-        raise SystemExit("DATABASE_URL is set: this script only runs on a dedicated embedded database; unset it.")
-    os.environ["EMBEDDED_PG_DATABASE"] = DATABASE
-    os.environ["EMBEDDING_PROVIDER"] = "hashing"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connection
-
-    if connection.settings_dict["NAME"] != DATABASE:
-        raise SystemExit(f"connected to {connection.settings_dict['NAME']!r}, expected {DATABASE!r}")
-    call_command("migrate", interactive=False, verbosity=0)
-
-
-def execute(sql: str, params=None) -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
-
-
-def scalar(sql: str, params=None):
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.fetchone()[0]
-
-
 def populate(owner, count: int) -> float:
     """The owner's rows, inserted set-based; returns the seconds it took (0 when re-used)."""
     from django.conf import settings
@@ -131,7 +93,7 @@ def populate(owner, count: int) -> float:
     # VACUUM below walk the whole HNSW index (tens of minutes on two cores).
     execute(f"TRUNCATE {', '.join(TABLES)} CASCADE")
     dim = settings.EMBEDDING_DIM
-    categories = "ARRAY[" + ", ".join(f"'{c}'" for c in CATEGORIES) + "]"
+    categories = category_array()
     words = "ARRAY[" + ", ".join(f"'{w}'" for w in WORDS) + "]"
     nwords = len(WORDS)
     # The subquery mentions g so it runs per row (an uncorrelated one would run once).
@@ -246,7 +208,7 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=100_000)
     parser.add_argument("--repeat", type=int, default=7)
     args = parser.parse_args()
-    configure_django()
+    configure_django(DATABASE, "hashing")
 
     from django.contrib.auth import get_user_model
     from django.test import Client

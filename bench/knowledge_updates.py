@@ -31,7 +31,6 @@ import argparse
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -39,7 +38,11 @@ import uuid
 from pathlib import Path
 from urllib.parse import urlencode, urlsplit
 
-REPO = Path(__file__).resolve().parent.parent
+# The tests load this file by its path: its folder's modules are not on sys.path then.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import REPO, free_port, server_wait, service_python  # noqa: E402
+
 DEFAULT_DATABASE = "bench_knowledge_updates"
 
 FILLER_EN = ["Thanks, that's all for now.", "Talk later."]
@@ -619,15 +622,8 @@ def run_all(call, scenarios: list[dict] = SCENARIOS, prefix: str = "") -> list[t
 # --- a server of our own ------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def _manage(*args: str, env: dict) -> str:
-    python = REPO / ".venv" / "bin" / "python"
-    command = [str(python if python.exists() else sys.executable), "manage.py", *args]
+    command = [service_python(), "manage.py", *args]
     return subprocess.run(command, cwd=REPO, env=env, check=True, capture_output=True, text=True).stdout
 
 
@@ -646,33 +642,19 @@ def start_server(database: str) -> tuple[subprocess.Popen, str, str]:
     _fresh_database(env, database)
     _manage("migrate", "--verbosity", "0", env=env)
     key = _manage("createapikey", "knowledge-bench", "--name", "bench/knowledge_updates.py", env=env).split()[-1]
-    port = _free_port()
-    python = REPO / ".venv" / "bin" / "python"
+    port = free_port()
     log_path = REPO / "bench" / "results" / "knowledge_updates-server.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [str(python if python.exists() else sys.executable), "manage.py", "serve", "--no-demo", "--workers", "1"]
-            + ["--port", str(port)],
+            [service_python(), "manage.py", "serve", "--no-demo", "--workers", "1", "--port", str(port)],
             cwd=REPO,
             env=env,
             stdout=log,
             stderr=subprocess.STDOUT,
         )
-    deadline = time.monotonic() + 240
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}; see {log_path}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return process, f"http://127.0.0.1:{port}", key
-        except OSError:
-            pass
-        time.sleep(1)
-    process.terminate()
-    raise RuntimeError(f"the server on port {port} did not come up; see {log_path}")
+    server_wait(process, port, log_path, stop=subprocess.Popen.terminate, timeout=240)
+    return process, f"http://127.0.0.1:{port}", key
 
 
 def main() -> int:

@@ -31,16 +31,13 @@ Usage:
 """
 
 import argparse
-import os
-import sys
 import tempfile
 import time
 from datetime import timedelta
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from harness import category_array, configure_django, execute
+
 DATABASE = "bench_lifecycle"
-CATEGORIES = ("preference", "fact", "project", "decision", "workflow", "skill", "error", "rule", "todo")
 TABLES = (
     "memories_memoryevent",
     "memories_memoryrelation",
@@ -51,33 +48,6 @@ TABLES = (
     "memories_lifecyclerun",
     "memories_memory",
 )
-
-
-def configure_django() -> None:
-    if os.environ.get("DATABASE_URL"):
-        raise SystemExit("DATABASE_URL is set: this script only runs on a dedicated embedded database; unset it.")
-    os.environ["EMBEDDED_PG_DATABASE"] = DATABASE
-    os.environ["EMBEDDING_PROVIDER"] = "hashing"
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connection
-
-    if connection.settings_dict["NAME"] != DATABASE:
-        raise SystemExit(f"connected to {connection.settings_dict['NAME']!r}, expected {DATABASE!r}")
-    call_command("migrate", interactive=False, verbosity=0)
-
-
-def execute(sql: str, params=None) -> int:
-    from django.db import connection
-
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
 
 
 def reset_tables() -> None:
@@ -112,7 +82,7 @@ def insert_memories(owner, count: int, *, vector_share: float) -> dict:
     from django.conf import settings
 
     dim = settings.EMBEDDING_DIM
-    categories = "ARRAY[" + ", ".join(f"'{c}'" for c in CATEGORIES) + "]"
+    categories = category_array()
     vector_every = 0 if vector_share <= 0 else max(1, round(1 / vector_share))
     # The subquery mentions g so it is evaluated per row (an uncorrelated one would run once).
     vector = (
@@ -265,7 +235,7 @@ def main() -> None:
     )
     parser.add_argument("--decay-only", action="store_true", help="stop after timing the decay step alone")
     args = parser.parse_args()
-    configure_django()
+    configure_django(DATABASE, "hashing")
     print(f"LLM provider: {use_offline_llm_if_needed()}")
     for line in describe_schema():
         print(line)

@@ -39,7 +39,6 @@ import os
 import random
 import shutil
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -51,9 +50,9 @@ from urllib.parse import urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from search_latency import QUERY_TEMPLATES, configure_django, memory_texts, slots  # noqa: E402
+from harness import REPO, configure_django, free_port, server_wait  # noqa: E402
+from search_latency import QUERY_TEMPLATES, memory_texts, slots  # noqa: E402
 
-REPO = Path(__file__).resolve().parent.parent
 DEFAULT_JSON_OUT = REPO / "bench" / "results" / "load.json"
 OPERATIONS = ("session_create", "turn_post", "search", "session_end", "probe_turn")
 TIMEOUT_SECONDS = 60
@@ -390,12 +389,6 @@ def print_report(result: dict) -> None:
 # ------------------------------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def start_redis(log_dir: Path) -> tuple[subprocess.Popen, str]:
     binary = shutil.which("redis-server")
     if binary is None:
@@ -442,21 +435,8 @@ def start_server(args, port: int, redis_url: str | None, log_path: Path) -> subp
         proc = subprocess.Popen(
             command, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
         )
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise SystemExit(f"the server exited with {proc.returncode}; see {log_path}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return proc
-        except OSError:
-            pass
-        time.sleep(0.5)
-    stop_group(proc)
-    raise SystemExit(f"the server on port {port} did not come up; see {log_path}")
+    server_wait(proc, port, log_path, stop=stop_group, interval=0.5)
+    return proc
 
 
 def stop_group(proc: subprocess.Popen) -> None:

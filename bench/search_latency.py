@@ -49,10 +49,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from urllib.parse import urlsplit
 
-REPO = Path(__file__).resolve().parent.parent
+from harness import REPO, configure_django, server_wait, service_python
+
 DEFAULT_JSON_OUT = REPO / "bench" / "results" / "search_latency.json"
 DEFAULT_DATABASE = "bench_memory"
-SERVICE_DATABASE = "memory"
 TOP_K = 10
 INSERT_BATCH = 1000
 HNSW_INDEX = "memory_embedding_hnsw"
@@ -261,32 +261,6 @@ def query_sets(count: int, sets: int, seed: int) -> list[list[str]]:
 # ------------------------------------------------------------------------------------------------
 
 
-def configure_django(database: str, embedder: str) -> None:
-    if os.environ.get("DATABASE_URL"):
-        raise SystemExit("DATABASE_URL is set: this script only runs on a dedicated embedded database; unset it.")
-    if database == SERVICE_DATABASE:
-        raise SystemExit(f"refusing to use the service's own database {SERVICE_DATABASE!r}")
-    os.environ["EMBEDDED_PG_DATABASE"] = database
-    os.environ["EMBEDDING_PROVIDER"] = embedder
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    # Celery's Django fixup puts the working directory first on sys.path, where sibling bench
-    # scripts (bench/dashboard.py, ...) would shadow the project's apps of the same name.
-    os.chdir(REPO)
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-    from django.db import connection
-
-    if connection.settings_dict["NAME"] != database:
-        raise SystemExit(f"connected to {connection.settings_dict['NAME']!r}, expected {database!r}")
-    call_command("migrate", interactive=False, verbosity=0)
-
-
 def random_unit_vectors(rng, count: int, dim: int):
     vectors = rng.standard_normal((count, dim)).astype("float32")
     vectors /= (vectors**2).sum(axis=1, keepdims=True) ** 0.5
@@ -396,8 +370,10 @@ def delete_owner(owner) -> None:
     from django.db import connection
 
     with connection.cursor() as cursor:
-        # The bench rows have no events, sources or relations, so one statement removes them;
-        # the ORM's cascade would first load every memory id into Python.
+        # The bench rows have no events, sources or relations, only the access log of the searches
+        # served over HTTP: two statements remove them; the ORM's cascade would first load every
+        # memory id into Python.
+        cursor.execute("DELETE FROM accesslog_queryloghit WHERE owner_id = %s", [owner.pk])
         cursor.execute("DELETE FROM memories_memory WHERE owner_id = %s", [owner.pk])
     owner.delete()
 
@@ -558,29 +534,19 @@ def stats(values: list[float]) -> dict:
 
 def start_server(port: int, database: str, embedder: str) -> subprocess.Popen:
     """A service process on the bench database, so HTTP searches see the bench owner."""
-    python = REPO / ".venv" / "bin" / "python"
     env = {**os.environ, "EMBEDDED_PG_DATABASE": database, "EMBEDDING_PROVIDER": embedder, "PORT": str(port)}
     log_path = REPO / "bench" / "results" / f"search_latency-server-{port}.log"
     log_path.parent.mkdir(parents=True, exist_ok=True)
-    command = [str(python if python.exists() else sys.executable), "manage.py", "serve", "--no-demo"]
     with log_path.open("w") as log:
         process = subprocess.Popen(
-            [*command, "--port", str(port)], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
+            [service_python(), "manage.py", "serve", "--no-demo", "--port", str(port)],
+            cwd=REPO,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"the server exited with {process.returncode}; see {log_path}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return process
-        except OSError:
-            pass
-        time.sleep(1)
-    stop_server(process)
-    raise RuntimeError(f"the server on port {port} did not come up; see {log_path}")
+    server_wait(process, port, log_path, stop=stop_server)
+    return process
 
 
 def stop_server(process: subprocess.Popen) -> None:
