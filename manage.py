@@ -5,6 +5,8 @@ import sys
 
 def main():
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memory_project.settings")
+    # Imported here, as in Django's own manage.py: nothing of the project loads before the settings
+    # module is named.
     from memory_project.cli import cli_environment
 
     # Before the settings are read: a command's stdout is its result, its logs stay quiet.
