@@ -29,6 +29,9 @@ class ChatSession(UUIDModel):
     turn_count = models.PositiveIntegerField(default=0)
     rolling_summary = models.TextField(blank=True, default="")
     summarized_through = models.PositiveIntegerField(default=0)
+    # Estimated tokens of the turns after summarized_through, kept with turn_count under the row lock
+    # so the compaction check on every turn post reads the row, not the turns.
+    unsummarized_tokens = models.PositiveIntegerField(default=0, db_default=0)
     turn_extractions = models.PositiveSmallIntegerField(default=0)
     memories_extracted = models.PositiveIntegerField(default=0)
     consolidated = models.BooleanField(default=False)

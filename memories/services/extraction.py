@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Sum
 from django.utils import timezone
 
 from memories.drafts import MemoryDraft
@@ -275,7 +276,9 @@ def session_compact(*, job: ExtractionJob) -> ExtractionStats:
         summary = llm.summarize(text=text, max_tokens=settings.SESSION_SUMMARY_TOKENS)
         session.rolling_summary = f"{session.rolling_summary}\n\n{summary}".strip()
         session.summarized_through = job.range_end
-        session.save(update_fields=["rolling_summary", "summarized_through"])
+        later = ConversationTurn.objects.filter(session=session, sequence__gt=job.range_end)
+        session.unsummarized_tokens = later.aggregate(tokens=Sum("token_count"))["tokens"] or 0
+        session.save(update_fields=["rolling_summary", "summarized_through", "unsummarized_tokens"])
         candidates = llm.extract(turns=turn_views(turns), existing=_existing_for(llm, session))
         candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
         _publish_completed(session=session, stats=stats, kind="compaction")

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import OperationalError, connection, transaction
-from django.db.models import Count, F, Q, Sum
+from django.db.models import F, Q
 from django.utils import timezone
 
 from memories.services.extraction import ExtractionStats, extraction_job_process
@@ -38,9 +38,10 @@ EXPLICIT_COMMAND = re.compile(r"^\W*(please\s+)?(remember|forget)\b|记住|忘�
 
 
 def extraction_jobs_enqueue_for_turns(*, session: ChatSession, turns: list[ConversationTurn]) -> None:
-    """The jobs a batch of stored turns calls for, queued in the transaction that stored them."""
+    """The jobs a batch of stored turns calls for, queued in the transaction that stored them;
+    `session` is the row as locked before they were stored."""
     _enqueue_turn_extractions(session=session, turns=turns)
-    _enqueue_compaction(session=session)
+    _enqueue_compaction(session=session, turns=turns)
 
 
 def _enqueue_turn_extractions(*, session: ChatSession, turns: list[ConversationTurn]) -> None:
@@ -75,12 +76,13 @@ def _enqueue_turn_extractions(*, session: ChatSession, turns: list[ConversationT
         extraction_job_dispatch_on_commit(job_id=job.id)
 
 
-def _enqueue_compaction(*, session: ChatSession) -> None:
+def _enqueue_compaction(*, session: ChatSession, turns: list[ConversationTurn]) -> None:
     """Seed 003 §4.2: past the message or token limit, the older half of the unsummarised turns is
     compacted into the rolling summary."""
-    pending = ConversationTurn.objects.filter(session=session, sequence__gt=session.summarized_through)
-    totals = pending.aggregate(count=Count("pk"), tokens=Sum("token_count"))  # one query on every turn post
-    count, tokens = totals["count"], totals["tokens"] or 0
+    # Turns are numbered without gaps and never deleted one by one: the row's counters, as locked
+    # before `turns` were added, plus `turns`, are the unsummarised turns.
+    count = session.turn_count + len(turns) - session.summarized_through
+    tokens = session.unsummarized_tokens + sum(t.token_count for t in turns)
     if count <= settings.SESSION_MAX_MESSAGES and tokens <= settings.SESSION_SHORT_TERM_TOKENS:
         return
     start = session.summarized_through + 1

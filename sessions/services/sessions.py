@@ -74,6 +74,7 @@ def _turns_store(*, session: ChatSession, turns: list[dict[str, Any]], files: li
         latest = max(r.created_at for r in rows)
         ChatSession.objects.filter(pk=locked.pk).update(
             turn_count=F("turn_count") + len(rows),
+            unsummarized_tokens=F("unsummarized_tokens") + sum(r.token_count for r in rows),
             last_activity_at=max(latest, locked.last_activity_at),
         )
         turns_stored.send(sender=ChatSession, session=locked, turns=rows)

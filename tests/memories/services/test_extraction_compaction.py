@@ -3,7 +3,7 @@ older half of the unsummarised turns folds into the rolling summary and is extra
 
 from memories.models import Memory, MemoryEvent
 from memories.services.extraction import extraction_job_process, session_compact
-from sessions.models import ChatSession, ExtractionJob
+from sessions.models import ChatSession, ConversationTurn, ExtractionJob
 from sessions.services.sessions import session_create, turn_append_many
 from tests.engine import end_and_consolidate, rows
 from tests.support import db_snapshot
@@ -156,3 +156,35 @@ def test_overlapping_compactions_summarise_each_turn_once(user, settings):
     assert "tea" not in added
     assert "berlin" not in added
     assert "jazz" in added
+
+
+def test_compaction_leaves_the_row_counting_only_the_newer_turns(user, settings):
+    # given 8 turns past a limit of 6, then 2 more before the job runs
+    settings.SESSION_MAX_MESSAGES = 6
+    session = session_create(owner=user)
+    turn_append_many(session=session, turns=TURNS)
+    turn_append_many(session=session, turns=[{"role": "user", "content": "ok"}] * 2)
+    tokens = {t.sequence: t.token_count for t in ConversationTurn.objects.filter(session=session)}
+    assert ChatSession.objects.get(pk=session.pk).unsummarized_tokens == sum(tokens.values())
+
+    # when turns 1 to 4 are compacted (the job queued by the first post)
+    session_compact(job=ExtractionJob.objects.get(session=session, kind="compaction", range_end=4))
+
+    # then the row counts the tokens of turns 5 to 10 only
+    session.refresh_from_db()
+    assert (session.summarized_through, session.unsummarized_tokens) == (4, sum(tokens[n] for n in range(5, 11)))
+
+
+def test_the_token_limit_counts_from_the_last_compaction(user, settings):
+    # given a session whose first long turn was compacted under a 200-token budget
+    settings.SESSION_SHORT_TERM_TOKENS = 200
+    session = session_create(owner=user)
+    long_turn = "I am describing my week in detail. " * 12  # about 100 tokens
+    turn_append_many(session=session, turns=[{"role": "user", "content": long_turn}] * 3)
+    session_compact(job=ExtractionJob.objects.get(session=session, kind="compaction"))
+
+    # when one more long turn arrives (turns 2 to 4 unsummarised: about 300 tokens)
+    turn_append_many(session=session, turns=[{"role": "user", "content": long_turn}])
+
+    # then the older half of those is queued: turn 2 (3 turns // 2 = 1, after turn 1)
+    assert _compaction_jobs(session) == [(1, 1), (2, 2)]

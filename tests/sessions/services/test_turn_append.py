@@ -33,4 +33,7 @@ def test_concurrent_bulk_posts_keep_every_turn_in_a_gapless_sequence(dispatched)
         mine = [t for t in stored if t.content.startswith(f"w{writer}-")]
         assert [t.content for t in mine] == [f"w{writer}-{i}" for i in range(40)]
         assert [t.sequence for t in mine] == list(range(mine[0].sequence, mine[0].sequence + 40))
-    assert ChatSession.objects.get(pk=session.pk).turn_count == 120
+    # and the row counts them all, their estimated tokens too (each "wN-M" is 3 tokens)
+    counted = ChatSession.objects.get(pk=session.pk)
+    assert (counted.turn_count, counted.unsummarized_tokens) == (120, 360)
+    assert sum(t.token_count for t in stored) == 360
