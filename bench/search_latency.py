@@ -367,15 +367,11 @@ def refresh_search_stats(owner) -> float:
 
 
 def delete_owner(owner) -> None:
-    from django.db import connection
+    # The service's own erasure: set-based deletes of every row that leads to the owner (memories,
+    # postings, the access log of the HTTP pass...), so a table added later is not left behind.
+    from erasure.services import owner_erase
 
-    with connection.cursor() as cursor:
-        # The bench rows have no events, sources or relations, only the access log of the searches
-        # served over HTTP: two statements remove them; the ORM's cascade would first load every
-        # memory id into Python.
-        cursor.execute("DELETE FROM accesslog_queryloghit WHERE owner_id = %s", [owner.pk])
-        cursor.execute("DELETE FROM memories_memory WHERE owner_id = %s", [owner.pk])
-    owner.delete()
+    owner_erase(owner_id=owner.pk, requested_by="bench/search_latency.py", delete_account=True)
 
 
 def vector_literal(vector) -> str:
