@@ -19,15 +19,14 @@ class Migration(migrations.Migration):
         migrations.RunSQL(
             """
             UPDATE chat_sessions_chatsession s
-            SET unsummarized_tokens = t.tokens
-            FROM (
-                SELECT turn.session_id, SUM(turn.token_count) AS tokens
-                FROM chat_sessions_conversationturn turn
-                JOIN chat_sessions_chatsession session ON session.id = turn.session_id
-                WHERE turn.sequence > session.summarized_through
-                GROUP BY turn.session_id
-            ) t
-            WHERE s.id = t.session_id
+            SET unsummarized_tokens = COALESCE(
+                (
+                    SELECT SUM(t.token_count)
+                    FROM chat_sessions_conversationturn t
+                    WHERE t.session_id = s.id AND t.sequence > s.summarized_through
+                ),
+                0
+            )
             """,
             migrations.RunSQL.noop,
         ),
