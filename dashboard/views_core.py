@@ -57,14 +57,8 @@ def core(request):
     agents = agent_names(owner=owner)
     if agent not in agents:
         agents = sorted([*agents, agent])
-    return page_render(
-        request,
-        "core",
-        agent=agent,
-        agents=agents,
-        tabs=TABS,
-        initial=core_memory_get(owner=owner, agent=agent),
-    )
+    initial = core_memory_get(owner=owner, agent=agent)
+    return page_render(request, "core", agent=agent, agents=agents, tabs=TABS, initial=initial)
 
 
 @login_required
