@@ -6,6 +6,13 @@ from django.db.models import Q
 from memory_project.models import UUIDModel
 
 
+class MemberSource(models.TextChoices):
+    """How a memory came into a group: its rule (which may take it out again) or a person."""
+
+    RULE = "rule"
+    MANUAL = "manual"
+
+
 class MemoryGroup(UUIDModel):
     """A named group of an owner's memories ("work", "life"), nested under a parent, filled by its
     rules (category, agent, entity) and by hand."""
@@ -36,19 +43,15 @@ class MemoryGroup(UUIDModel):
 class MemoryGroupMember(models.Model):
     """One memory in one group, put there by the group's rule or by hand."""
 
-    class Source(models.TextChoices):
-        RULE = "rule"
-        MANUAL = "manual"
-
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     group = models.ForeignKey(MemoryGroup, on_delete=models.CASCADE, related_name="members")
     memory = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="group_links")
-    source = models.CharField(max_length=10, choices=Source.choices)
+    source = models.CharField(max_length=10, choices=MemberSource.choices)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["group", "memory"], name="memorygroupmember_unique"),
-            models.CheckConstraint(name="memorygroupmember_source_valid", condition=Q(source__in=["rule", "manual"])),
+            models.CheckConstraint(name="memorygroupmember_source_valid", condition=Q(source__in=MemberSource.values)),
         ]
         indexes = [models.Index(name="memorygroupmember_memory", fields=["memory"])]

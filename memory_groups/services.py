@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 
 from hotcache.services import hot_cache_invalidate
 from memories.models import Memory
-from memory_groups.models import MemoryGroup, MemoryGroupMember
+from memory_groups.models import MemberSource, MemoryGroup, MemoryGroupMember
 from memory_groups.selectors import group_subtree_ids
 from memory_project.exceptions import Conflict, ServiceError
 
@@ -159,11 +159,13 @@ def group_members_assign(*, group: MemoryGroup, memory_ids: list) -> int:
     """Put memories in the group by hand (a rule membership becomes a manual one). Returns how many
     memberships were added or changed."""
     ids = _own_memories(group, memory_ids)
-    upgraded = MemoryGroupMember.objects.filter(group=group, memory_id__in=ids, source="rule").update(source="manual")
+    upgraded = MemoryGroupMember.objects.filter(group=group, memory_id__in=ids, source=MemberSource.RULE).update(
+        source=MemberSource.MANUAL
+    )
     existing = set(MemoryGroupMember.objects.filter(group=group, memory_id__in=ids).values_list("memory_id", flat=True))
     created = MemoryGroupMember.objects.bulk_create(
         [
-            MemoryGroupMember(owner_id=group.owner_id, group=group, memory_id=m, source="manual")
+            MemoryGroupMember(owner_id=group.owner_id, group=group, memory_id=m, source=MemberSource.MANUAL)
             for m in ids
             if m not in existing
         ],
