@@ -4,6 +4,9 @@ from django.db import models
 
 
 class Channel(models.TextChoices):
+    """Where a session's turns arrive from: the dashboard's chat, the Telegram bot, the REST API, or
+    an agent's periodic heartbeat run."""
+
     WEB = "web"
     TELEGRAM = "telegram"
     API = "api"
@@ -11,6 +14,9 @@ class Channel(models.TextChoices):
 
 
 class Role(models.TextChoices):
+    """Who said a turn, as in OpenAI's chat messages; only a user turn triggers an extraction before
+    its session ends."""
+
     USER = "user"
     ASSISTANT = "assistant"
     SYSTEM = "system"
