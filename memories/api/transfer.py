@@ -2,6 +2,7 @@
 
 from django.conf import settings
 from django.http import Http404, HttpResponse
+from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
@@ -20,7 +21,7 @@ from memories.api.views import actor_of
 from memories.formats.memory_json import FormatError
 from memories.models import ImportJob
 from memories.selectors.memories import memory_group_filter_ids
-from memories.services.import_jobs import import_job_create, import_job_percent
+from memories.services.import_jobs import import_job_create
 from memories.services.import_validation import ImportInvalid
 from memories.services.memory_md_edit import memory_md_apply, memory_md_get
 from memories.services.transfer import (
@@ -88,7 +89,7 @@ class ImportUploadSerializer(StrictSerializer):
 
 
 class ImportJobOutputSerializer(serializers.ModelSerializer):
-    percent = serializers.SerializerMethodField()
+    percent = serializers.IntegerField(read_only=True, help_text="0 to 100; 100 only once the job is done.")
     url = serializers.SerializerMethodField()
 
     class Meta:
@@ -113,11 +114,8 @@ class ImportJobOutputSerializer(serializers.ModelSerializer):
             "url",
         ]
 
-    def get_percent(self, job) -> int:
-        return import_job_percent(job)
-
     def get_url(self, job) -> str:
-        return f"/api/v1/import/jobs/{job.pk}/"
+        return reverse("import-job", kwargs={"job_id": job.pk})
 
 
 _REPORT = inline_serializer(

@@ -42,6 +42,15 @@ class ImportJob(UUIDModel):
             models.Index(name="importjob_status", fields=["status", "heartbeat_at"]),
         ]
 
+    @property
+    def percent(self) -> int:
+        """How far the job has got: 100 once it is done, at most 99 before."""
+        if self.status == JobStatus.DONE:
+            return 100
+        if not self.total:
+            return 0
+        return min(99, int(self.processed * 100 / self.total))
+
 
 class ImportedEntry(models.Model):
     """An imported entry and the memory it became or matched: importing it again changes nothing."""

@@ -189,11 +189,3 @@ def import_jobs_due() -> list[str]:
         | Q(status=ImportJob.JobStatus.RUNNING, heartbeat_at__lt=now - timedelta(seconds=LEASE_SECONDS))
     )
     return [str(pk) for pk in rows.values_list("pk", flat=True)[:50]]
-
-
-def import_job_percent(job: ImportJob) -> int:
-    if job.status == ImportJob.JobStatus.DONE:
-        return 100
-    if not job.total:
-        return 0
-    return min(99, int(job.processed * 100 / job.total))
