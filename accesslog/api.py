@@ -6,15 +6,15 @@ from rest_framework import serializers
 from accesslog.models import QueryKind, QueryLog
 from accesslog.selectors import query_log_list
 from accesslog.services import access_log_flush
-from memory_project.api.fields import request_owner, validated
+from memory_project.api.fields import SafeDateTimeField, request_owner, validated
 from memory_project.api.lists import OwnerListApi
 
 
 class AccessLogFilterSerializer(serializers.Serializer):
     memory_id = serializers.UUIDField(required=False, help_text="Only the calls that returned this memory.")
     kind = serializers.ChoiceField(choices=QueryKind.choices, required=False)
-    since = serializers.DateTimeField(required=False)
-    until = serializers.DateTimeField(required=False)
+    since = SafeDateTimeField(required=False)
+    until = SafeDateTimeField(required=False)
 
 
 class QueryLogHitOutputSerializer(serializers.Serializer):

@@ -222,6 +222,22 @@ def test_the_export_is_the_owners_only_and_filters_by_memory(api, other_api, use
     assert response.status_code == 400 and "kind" in response.content.decode()
 
 
+def test_a_time_filter_outside_the_storable_years_is_a_400_as_in_search(api, user):
+    # given one logged search
+    _scene(user)
+    api.post("/api/v1/search/", {"query": "green tea", "top_k": 1}, format="json")
+
+    # when the log, and search, are filtered from a time that is year 0 in UTC
+    response = api.get("/api/v1/access-log/", {"since": "0001-01-01T00:00:00+14:00"})
+    searched = api.post("/api/v1/search/", {"query": "tea", "since": "0001-01-01T00:00:00+14:00"}, format="json")
+
+    # then both refuse it alike, and a filter in range still finds the call
+    assert (response.status_code, searched.status_code) == (400, 400)
+    assert response.json()["error"]["details"] == {"since": ["Datetime value out of range."]}
+    assert searched.json()["error"]["details"] == response.json()["error"]["details"]
+    assert [c["query"] for c in _log(api, since="2000-01-01T00:00:00Z")] == ["green tea"]
+
+
 def test_the_memory_page_says_how_many_queries_saw_it(api, user):
     # given two searches returning alice's tea memory, the last ranking it first
     tea, _, _ = _scene(user)
