@@ -22,8 +22,8 @@ memory_patterns = [
 ]
 
 urlpatterns = [
-    path("memories/", views.MemoryListCreateApi.as_view(), name="memory-list"),
     path("memories/<uuid:memory_id>/", include(memory_patterns)),
+    path("memories/", views.MemoryListCreateApi.as_view(), name="memory-list"),
     path("search/", views.SearchApi.as_view(), name="search"),
     path("context/", views.ContextApi.as_view(), name="context"),
     path("metrics/", views.MetricsApi.as_view(), name="metrics"),
