@@ -22,7 +22,7 @@ import json
 import statistics
 import time
 
-from harness import REPO, category_array, configure_django, execute, scalar
+from harness import MEMORY_COLUMNS, REPO, category_array, configure_django, execute, scalar
 
 DATABASE = "bench_dashboard"
 OWNER = "bench-dashboard"
@@ -103,10 +103,7 @@ def populate(owner, count: int) -> float:
     execute("DROP INDEX IF EXISTS memory_search_gin")
     execute(
         f"""
-        INSERT INTO memories_memory (id, owner_id, agent, content, content_hash, category, subject, predicate,
-            structured_data, embedding, search_ngrams, importance, strength, base_strength, confidence, retention,
-            expires_at, status, pinned, review_reason, access_count, last_accessed_at, hit_count,
-            last_reinforced_at, source, source_session_id, observed_at, version, created_at, updated_at)
+        INSERT INTO memories_memory ({MEMORY_COLUMNS})
         SELECT gen_random_uuid(), %(owner)s, (ARRAY['', 'work', 'home'])[1 + g %% 3],
             'Memory ' || g || ': ' || ({words})[1 + g %% {nwords}] || ' ' || ({words})[1 + (g * 7) %% {nwords}]
                 || ' and ' || ({words})[1 + (g * 13) %% {nwords}],

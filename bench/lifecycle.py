@@ -35,7 +35,7 @@ import tempfile
 import time
 from datetime import timedelta
 
-from harness import category_array, configure_django, execute
+from harness import MEMORY_COLUMNS, category_array, configure_django, execute
 
 DATABASE = "bench_lifecycle"
 TABLES = (
@@ -97,10 +97,7 @@ def insert_memories(owner, count: int, *, vector_share: float) -> dict:
     started = time.perf_counter()
     execute(
         f"""
-        INSERT INTO memories_memory (id, owner_id, agent, content, content_hash, category, subject, predicate,
-            structured_data, embedding, search_ngrams, importance, strength, base_strength, confidence, retention,
-            expires_at, status, pinned, review_reason, access_count, last_accessed_at, hit_count,
-            last_reinforced_at, source, source_session_id, observed_at, version, created_at, updated_at)
+        INSERT INTO memories_memory ({MEMORY_COLUMNS})
         SELECT gen_random_uuid(), %(owner)s, '', 'bench memory ' || g || ' about topic ' || (g %% 997),
             md5(g::text), ({categories})[1 + g %% 9], '', '', '{{}}', {vector}, '', imp, imp, imp, 1.0,
             CASE WHEN g %% 20 = 0 THEN 'permanent' ELSE 'long' END, NULL, 'active', false, '', g %% 7, NULL, 0,
