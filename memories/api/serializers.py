@@ -9,6 +9,7 @@ from memories.services.memories import SNAPSHOT_FIELDS
 from memory_project.api.fields import (
     CleanCharField,
     ContentField,
+    FieldsBuiltOnce,
     SafeDateTimeField,
     StrictJSONObjectField,
     StrictSerializer,
@@ -77,7 +78,7 @@ class SourceTurnSerializer(serializers.Serializer):
     metadata = serializers.JSONField(source="turn.metadata")
 
 
-class MemoryOutputSerializer(serializers.ModelSerializer):
+class MemoryOutputSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
     source_session_id = serializers.UUIDField(read_only=True, allow_null=True)
 
     class Meta:

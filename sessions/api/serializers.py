@@ -6,6 +6,7 @@ from attachments.api import AttachmentInputSerializer
 from memory_project.api.fields import (
     CleanCharField,
     ContentField,
+    FieldsBuiltOnce,
     SafeDateTimeField,
     StrictJSONField,
     StrictJSONObjectField,
@@ -34,7 +35,7 @@ class AgentFilterSerializer(serializers.Serializer):
     agent = CleanCharField(max_length=100, required=False, allow_blank=True)
 
 
-class SessionOutputSerializer(serializers.ModelSerializer):
+class SessionOutputSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
     class Meta:
         model = ChatSession
         fields = [
@@ -75,7 +76,7 @@ class BulkTurnInputSerializer(StrictSerializer):
 
 # A row of a session's (a turn, an episode), shown with the id of its session. No docstring:
 # drf-spectacular would publish it as the description of every subclass.
-class SessionPartOutputSerializer(serializers.ModelSerializer):
+class SessionPartOutputSerializer(FieldsBuiltOnce, serializers.ModelSerializer):
     session_id = serializers.UUIDField(read_only=True)
 
     class Meta:
