@@ -3,6 +3,7 @@
 import logging
 
 from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -19,17 +20,24 @@ def api_key_group(key_id) -> str:
     return f"events.apikey.{key_id}"
 
 
+def group_send(group: str, message: dict) -> None:
+    """Send a channel-layer group message from synchronous code: without waiting for it when the
+    layer can (embedded mode's PostgreSQL layer), else through the layer's async API."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    if hasattr(layer, "group_send_soon"):
+        layer.group_send_soon(group, message)
+    else:
+        async_to_sync(layer.group_send)(group, message)
+
+
 def api_key_sockets_close(*, key_id) -> None:
     """After commit, close every WebSocket opened with this key, in every process (channel layer)."""
 
     def send():
-        from channels.layers import get_channel_layer
-
-        layer = get_channel_layer()
-        if layer is None:
-            return
         try:
-            async_to_sync(layer.group_send)(api_key_group(key_id), {"type": "api.key.revoked"})
+            group_send(api_key_group(key_id), {"type": "api.key.revoked"})
         except Exception:
             logger.warning("could not close the sockets of API key %s", key_id, exc_info=True)
 
@@ -63,14 +71,9 @@ def event_publish(*, owner_id, type: str, data: dict, rules: bool = True) -> Non
     message = {"type": "event.message", "event": {"type": type, "data": data}}
 
     def send():
-        from channels.layers import get_channel_layer
-
-        layer = get_channel_layer()
-        if layer is None:
-            return
         try:
-            async_to_sync(layer.group_send)(owner_group(owner_id), message)
-            async_to_sync(layer.group_send)(STAFF_GROUP, {**message, "owner_id": str(owner_id)})
+            group_send(owner_group(owner_id), message)
+            group_send(STAFF_GROUP, {**message, "owner_id": str(owner_id)})
         except Exception:  # a live push must never fail the write that caused it
             logger.warning("could not publish %s for owner %s", type, owner_id, exc_info=True)
 

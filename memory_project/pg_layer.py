@@ -59,6 +59,9 @@ class PostgresChannelLayer(InMemoryChannelLayer):
         self.channels, self.groups = {}, {}
         self._sender = ThreadPoolExecutor(max_workers=1, thread_name_prefix="channel-layer-notify")
         self._sender_connection = None
+        self._queued: list[str] = []
+        self._queued_lock = threading.Lock()
+        self._flush_queued = False
         self._listener: threading.Thread | None = None
         self._listening = threading.Event()
         self._stopping = threading.Event()
@@ -81,7 +84,7 @@ class PostgresChannelLayer(InMemoryChannelLayer):
             return await super().send(channel, message)
         assert isinstance(message, dict), "message is not a dict"
         self.require_valid_channel_name(channel)
-        await self._publish({"c": channel, "m": message})
+        self._publish({"c": channel, "m": message})
 
     async def receive(self, channel):
         self._consumer_loop = asyncio.get_running_loop()
@@ -95,7 +98,18 @@ class PostgresChannelLayer(InMemoryChannelLayer):
 
     async def group_send(self, group, message):
         await super().group_send(group, message)
-        await self._publish({"g": group, "m": message})
+        self._publish({"g": group, "m": message})
+
+    def group_send_soon(self, group: str, message: dict) -> None:
+        """group_send for synchronous code (a request's thread) that does not wait for it: this
+        process's members get the message in their event loop, the other processes' with the sender
+        thread's next NOTIFY. A request used to wait for both, two thread hops and a database round
+        trip per group on every stored turn."""
+        assert isinstance(message, dict), "message is not a dict"
+        self.require_valid_group_name(group)
+        if group in self.groups:
+            self._deliver_here({"g": group, "m": message})
+        self._publish({"g": group, "m": message})
 
     async def flush(self):
         await super().flush()
@@ -109,13 +123,27 @@ class PostgresChannelLayer(InMemoryChannelLayer):
     # Sending: NOTIFY on a connection of the layer's own, from one thread, so messages keep their order
     # ---------------------------------------------------------------------------------------------
 
-    async def _publish(self, envelope: dict) -> None:
+    def _publish(self, envelope: dict) -> None:
+        """Queue the envelope for the other processes and return: the sender thread sends whatever
+        is queued when it gets to it, in order, in one statement (at-most-once, as Redis's layer)."""
         envelope["s"] = self.client_prefix
         text = base64.b64encode(msgpack.packb(envelope, use_bin_type=True)).decode("ascii")
         message_id = uuid.uuid4().hex
         chunks = [text[i : i + PART_CHARS] for i in range(0, len(text), PART_CHARS)]
-        payloads = [f"{message_id}:{n}:{len(chunks)}:{chunk}" for n, chunk in enumerate(chunks)]
-        await asyncio.get_running_loop().run_in_executor(self._sender, self._notify, payloads)
+        with self._queued_lock:
+            self._queued.extend(f"{message_id}:{n}:{len(chunks)}:{chunk}" for n, chunk in enumerate(chunks))
+            if self._flush_queued:
+                return
+            self._flush_queued = True
+        self._sender.submit(self._send_queued)
+
+    def _send_queued(self) -> None:
+        with self._queued_lock:
+            payloads, self._queued, self._flush_queued = self._queued, [], False
+        try:
+            self._notify(payloads)
+        except Exception:
+            logger.warning("the channel layer could not notify the other processes", exc_info=True)
 
     def _notify(self, payloads: list[str]) -> None:
         import psycopg
@@ -124,9 +152,11 @@ class PostgresChannelLayer(InMemoryChannelLayer):
             try:
                 if self._sender_connection is None or self._sender_connection.closed:
                     self._sender_connection = psycopg.connect(autocommit=True, **direct_connection_params("notify"))
-                with self._sender_connection.transaction():
-                    for payload in payloads:
-                        self._sender_connection.execute("SELECT pg_notify(%s, %s)", [NOTIFY_CHANNEL, payload])
+                # One statement, so one transaction: a message's parts are delivered together, and
+                # the function scan notifies in the array's order.
+                self._sender_connection.execute(
+                    "SELECT pg_notify(%s, p) FROM unnest(%s::text[]) AS p", [NOTIFY_CHANNEL, payloads]
+                )
                 return
             except psycopg.OperationalError:
                 # A connection the server closed (a restart, an idle timeout): one retry on a new one.
@@ -193,6 +223,10 @@ class PostgresChannelLayer(InMemoryChannelLayer):
         envelope = msgpack.unpackb(base64.b64decode(chunk), raw=False)
         if envelope.get("s") == self.client_prefix:
             return  # sent from here, and delivered here when it was sent
+        self._deliver_here(envelope)
+
+    def _deliver_here(self, envelope: dict) -> None:
+        """Hand the envelope to this process's consumers, in the event loop they wait in, from any thread."""
         loop = self._consumer_loop
         if loop is not None and loop.is_running():
             asyncio.run_coroutine_threadsafe(self._deliver(envelope), loop)

@@ -104,3 +104,33 @@ def test_a_process_that_listens_nowhere_still_delivers_to_its_own_members_at_onc
     assert queued == 1
     assert received == {"type": "event.message", "n": 3}
     assert duplicate is None
+
+
+def test_a_synchronous_send_returns_at_once_and_reaches_both_processes_in_order():
+    # given two processes' layers with a member of one group each, and this process's loop running
+    async def scenario():
+        here, there = PostgresChannelLayer(), PostgresChannelLayer()
+        try:
+            mine, theirs = await here.new_channel(), await there.new_channel()
+            await here.group_add("events.owner.9", mine)
+            await there.group_add("events.owner.9", theirs)
+
+            # when synchronous code sends a burst of messages while it holds up this process's loop
+            for n in range(50):
+                here.group_send_soon("events.owner.9", {"type": "event.message", "n": n})
+            queued_when_returned = here.channels[mine].qsize() if mine in here.channels else 0
+            got_here = [(await _receive(here, mine))["n"] for _ in range(50)]
+            got_there = [(await _receive(there, theirs))["n"] for _ in range(50)]
+            return queued_when_returned, got_here, got_there, await _nothing(there, theirs)
+        finally:
+            await here.close()
+            await there.close()
+
+    queued, got_here, got_there, more = async_to_sync(scenario)()
+
+    # then it never waited for the loop (nothing was delivered before it let the loop run), and both
+    # processes got every message once, in order
+    assert queued == 0
+    assert got_here == list(range(50))
+    assert got_there == list(range(50))
+    assert more is None
