@@ -4,7 +4,7 @@ from rest_framework.test import APIClient
 from integrations.services.webhook_scheduler import webhook_scheduler_close
 from memories.selectors.search.workers import search_workers_close
 from memories.services.embeddings import embedding_cache_clear_local
-from memory_project.background import background_close
+from memory_project.background import background_close, background_drain
 from memory_project.pg_layer import channel_layers_close
 from tests.factories import UserFactory, api_key_for
 
@@ -19,6 +19,16 @@ def search_worker_connections(django_db_setup, django_db_blocker):
         background_close()
         webhook_scheduler_close()
         channel_layers_close()
+
+
+@pytest.fixture(autouse=True)
+def background_work_finished():
+    """What a test left on the in-process background thread (a turn-vector fill after its commit)
+    finishes before the database is emptied for the next test: a fill still reading the turns held
+    locks that the flush's TRUNCATE deadlocked with. (pytest-django's database fixture is set up
+    before this one, so it is torn down after it.)"""
+    yield
+    background_drain()
 
 
 @pytest.fixture(autouse=True)
