@@ -34,18 +34,29 @@ DB_POOL_TIMEOUT = env_float("DB_POOL_TIMEOUT", 10.0, minimum=0.1)
 DB_POOL_CHECK_AFTER_SECONDS = env_float("DB_POOL_CHECK_AFTER_SECONDS", 1.0, minimum=0)
 if DB_POOL_MIN_SIZE > DB_POOL_MAX_SIZE:
     raise ImproperlyConfigured("DB_POOL_MIN_SIZE must not exceed DB_POOL_MAX_SIZE")
-_POOL_OPTIONS = (
-    {"pool": {"min_size": DB_POOL_MIN_SIZE, "max_size": DB_POOL_MAX_SIZE, "timeout": DB_POOL_TIMEOUT}}
-    if DB_POOL
-    else {}
-)
+# Parameters are bound on the server, and a pooled connection prepares a statement once it has run
+# it DB_PREPARE_THRESHOLD times (psycopg): the statements every request runs (the session read and
+# the turn insert of a turn post, the dashboard's lists) are then parsed and planned once per
+# connection instead of on every request. Django sends literals and prepares nothing by default, for
+# poolers: turn off (DB_PREPARED_STATEMENTS=false) behind one that cannot keep prepared statements
+# (PgBouncer in transaction mode before 1.21, or without max_prepared_statements).
+DB_PREPARED_STATEMENTS = env_bool("DB_PREPARED_STATEMENTS", True)
+DB_PREPARE_THRESHOLD = env_int("DB_PREPARE_THRESHOLD", 5, minimum=0)
+_CONNECTION_OPTIONS = {
+    **(
+        {"pool": {"min_size": DB_POOL_MIN_SIZE, "max_size": DB_POOL_MAX_SIZE, "timeout": DB_POOL_TIMEOUT}}
+        if DB_POOL
+        else {}
+    ),
+    **({"server_side_binding": True, "prepare_threshold": DB_PREPARE_THRESHOLD} if DB_PREPARED_STATEMENTS else {}),
+}
 DATABASE_URL = env_str("DATABASE_URL")
 if DATABASE_URL:
     DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0, conn_health_checks=True)}
     if not DATABASES["default"]["ENGINE"].endswith("postgresql"):
         raise ImproperlyConfigured("DATABASE_URL must point at PostgreSQL (with the pgvector extension)")
     DATABASES["default"]["ENGINE"] = "memory_project.postgresql"
-    DATABASES["default"]["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {}), **_POOL_OPTIONS}
+    DATABASES["default"]["OPTIONS"] = {**DATABASES["default"].get("OPTIONS", {}), **_CONNECTION_OPTIONS}
     EMBEDDED_DB = False
 else:
     DATABASES = {
@@ -55,7 +66,7 @@ else:
             "USER": "postgres",
             "CONN_MAX_AGE": 0,
             "CONN_HEALTH_CHECKS": True,
-            "OPTIONS": dict(_POOL_OPTIONS),
+            "OPTIONS": dict(_CONNECTION_OPTIONS),
             "TEST": {"NAME": env_str("EMBEDDED_PG_TEST_DATABASE", "test_memory")},
         }
     }

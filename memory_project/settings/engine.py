@@ -5,6 +5,7 @@ from pathlib import Path
 
 from memory_project.env import env_bool, env_choice, env_float, env_fraction, env_int, env_str, env_weight
 from memory_project.settings.core import DATA_DIR
+from memory_project.settings.database import DB_PREPARED_STATEMENTS
 
 EMBEDDING_PROVIDER = env_choice("EMBEDDING_PROVIDER", "local", ("local", "openai", "hashing"))
 # The vector column's width is fixed at migration time; changing it needs a new migration and
@@ -97,11 +98,10 @@ MEMORY_RETRIEVAL = {
     # Owners with at most this many memories (or turns) get exact nearest neighbours instead of the
     # HNSW index's approximate ones: a few thousand distances cost about a millisecond.
     "EXACT_VECTOR_MAX": env_int("RETRIEVAL_EXACT_VECTOR_MAX", 5000, minimum=0),
-    # Search's statements and the API-key lookup are prepared once per connection and reused
-    # (memory_project/postgresql/prepared.py; planning them cost about a millisecond a search). Turn
-    # off behind a pooler that cannot keep prepared statements (PgBouncer before 1.21, or without
-    # max_prepared_statements, in transaction mode).
-    "PREPARED_STATEMENTS": env_bool("RETRIEVAL_PREPARED_STATEMENTS", True),
+    # Search's statements and the API-key lookup are prepared on their first run on a connection and
+    # reused (memory_project/postgresql/prepared.py; planning them cost about a millisecond a search).
+    # Off with DB_PREPARED_STATEMENTS, or on its own (a pooler that cannot keep prepared statements).
+    "PREPARED_STATEMENTS": env_bool("RETRIEVAL_PREPARED_STATEMENTS", DB_PREPARED_STATEMENTS),
     # Threads per process that run a search's BM25 statement on their own connection while the
     # search runs its vector statement (0: one connection, one statement after the other).
     "PARALLEL_WORKERS": env_int("RETRIEVAL_PARALLEL_WORKERS", 2, minimum=0, maximum=64),

@@ -1,11 +1,17 @@
 """The pool's health check (memory_project/postgresql): skipped for a connection given back moments
-ago, made for one idle longer, on real connections to the test database."""
+ago, made for one idle longer, on real connections to the test database; statements prepared on
+the pooled connections (DB_PREPARED_STATEMENTS)."""
 
+import json
+import os
+import subprocess
+import sys
 import time
 
 import psycopg
 import pytest
-from django.db import connection
+from django.contrib.auth.models import User
+from django.db import connection, transaction
 
 from memory_project.dbconn import direct_connection_params
 from memory_project.postgresql.base import _check_unless_just_returned, _mark_returned, _returned_at
@@ -82,3 +88,50 @@ def test_the_pool_notes_when_each_connection_comes_back_and_lends_working_ones()
     with connection.cursor() as cursor:
         cursor.execute("SELECT 1")
         assert cursor.fetchone() == (1,)
+
+
+def test_a_statement_run_often_on_a_pooled_connection_is_prepared_once_on_the_server(settings, user):
+    # given the connection settings (parameters bound on the server, prepared after a few runs)
+    options = connection.settings_dict["OPTIONS"]
+    assert (options["server_side_binding"], options["prepare_threshold"]) == (True, settings.DB_PREPARE_THRESHOLD)
+
+    # when one ORM query runs past the threshold on one connection, with a different value each time
+    with transaction.atomic():
+        found = [User.objects.filter(pk=user.pk + n).exists() for n in range(settings.DB_PREPARE_THRESHOLD + 2)]
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_prepared_statements WHERE statement = %s",
+                ['SELECT $1 AS "a" FROM "auth_user" WHERE "auth_user"."id" = $2 LIMIT 1'],
+            )
+            prepared = cursor.fetchone()[0]
+
+    # then it answered right each time, and the server holds it as one prepared statement
+    assert found == [True] + [False] * (settings.DB_PREPARE_THRESHOLD + 1)
+    assert prepared == 1
+
+
+@pytest.mark.parametrize(
+    ("environment", "expected"),
+    [
+        ({}, [True, 5, True]),
+        ({"DB_PREPARED_STATEMENTS": "false"}, [None, None, False]),
+        ({"DB_PREPARED_STATEMENTS": "false", "RETRIEVAL_PREPARED_STATEMENTS": "true"}, [None, None, True]),
+        ({"DB_PREPARE_THRESHOLD": "0"}, [True, 0, True]),
+    ],
+)
+def test_prepared_statements_follow_one_setting_search_included(environment, expected):
+    # given the settings read in a fresh process with these variables
+    code = (
+        "import json, django; django.setup(); from django.conf import settings as s; "
+        "o = s.DATABASES['default']['OPTIONS']; "
+        "print(json.dumps([o.get('server_side_binding'), o.get('prepare_threshold'), "
+        "s.MEMORY_RETRIEVAL['PREPARED_STATEMENTS']]))"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.endswith("PREPARED_STATEMENTS") and k != "DB_PREPARE_THRESHOLD"}
+    env.update(environment, DJANGO_SETTINGS_MODULE="memory_project.settings")
+
+    # when they are printed
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+
+    # then the connection options and search's statements follow DB_PREPARED_STATEMENTS
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == expected
