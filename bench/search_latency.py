@@ -384,7 +384,7 @@ def baseline_search(owner_id, vector, ef_search: int) -> tuple[list, float]:
     started = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef_search])
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
         cursor.execute(BASELINE_SQL, [owner_id, vector_literal(vector), TOP_K])
         ids = [row[0] for row in cursor.fetchall()]
     return ids, (time.perf_counter() - started) * 1000
@@ -395,7 +395,7 @@ def baseline_plan(owner_id, vector, ef_search: int) -> list[str]:
 
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-        cursor.execute("SET LOCAL hnsw.ef_search = %s", [ef_search])
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {int(ef_search)}")
         cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + BASELINE_SQL, [owner_id, vector_literal(vector), TOP_K])
         # The 384 numbers of the query vector would bury the plan.
         return [re.sub(r"'\[[^\]]*\]'", "'[query vector]'", row[0]) for row in cursor.fetchall()]

@@ -1,4 +1,5 @@
-"""PostgreSQL as Django's backend has it, but for when its pool checks a connection it lends.
+"""PostgreSQL as Django's backend has it, but for when its pool checks a connection it lends, and
+for statements with more parameters than the server can bind.
 
 With CONN_HEALTH_CHECKS, Django's pool checks every connection it lends with a round trip to the
 server: a third of the time of a small authenticated request here, and one more statement for the
@@ -10,11 +11,15 @@ for longer (after a database restart, say) is still checked, and a broken one re
 import time
 import weakref
 
+import psycopg
 from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from django.db.backends.base.base import NO_DB_ALIAS
 from django.db.backends.postgresql import base
 from psycopg_pool import ConnectionPool
+
+# The protocol counts a statement's parameters in 16 bits.
+MAX_BOUND_PARAMETERS = 65535
 
 # When each pooled connection was last given back (DatabaseWrapper._close), by connection.
 _returned_at: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -30,7 +35,24 @@ def _check_unless_just_returned(connection) -> None:
         ConnectionPool.check_connection(connection)
 
 
+class ServerBindingCursor(base.ServerBindingCursor):
+    """Binds parameters on the server (DB_PREPARED_STATEMENTS), except for a statement with more
+    than the protocol can carry, which goes with its values inlined as Django's default cursor sends
+    them: Django sizes bulk inserts and `__in` lists for that cursor, with no such limit."""
+
+    def execute(self, query, params=None, **kwargs):
+        if params is not None and len(params) > MAX_BOUND_PARAMETERS:
+            query, params = psycopg.ClientCursor(self.connection).mogrify(query, params), None
+        return super().execute(query, params, **kwargs)
+
+
 class DatabaseWrapper(base.DatabaseWrapper):
+    def get_connection_params(self):
+        params = super().get_connection_params()
+        if params.get("cursor_factory") is base.ServerBindingCursor:
+            params["cursor_factory"] = ServerBindingCursor
+        return params
+
     @property
     def pool(self):
         options = self.settings_dict["OPTIONS"].get("pool")

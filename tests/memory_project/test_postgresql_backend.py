@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 
 import psycopg
 import pytest
@@ -14,7 +15,14 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 
 from memory_project.dbconn import direct_connection_params
-from memory_project.postgresql.base import _check_unless_just_returned, _mark_returned, _returned_at
+from memory_project.postgresql.base import (
+    MAX_BOUND_PARAMETERS,
+    _check_unless_just_returned,
+    _mark_returned,
+    _returned_at,
+)
+from sessions.models import ChatSession, ConversationTurn
+from tests.factories import ChatSessionFactory
 from tests.support import wait_for
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -135,3 +143,24 @@ def test_prepared_statements_follow_one_setting_search_included(environment, exp
 
     # then the connection options and search's statements follow DB_PREPARED_STATEMENTS
     assert json.loads(done.stdout.strip().splitlines()[-1]) == expected
+
+
+def test_a_statement_with_more_parameters_than_the_server_binds_still_runs(user):
+    # given five of alice's sessions and 70,000 ids that name no session
+    kept = [ChatSessionFactory(owner=user).pk for _ in range(5)]
+    ids = kept + [uuid.uuid4() for _ in range(70_000)]
+
+    # when a lookup and a bulk insert carry more parameters than the protocol's 65,535
+    found = ChatSession.objects.filter(pk__in=ids).count()
+    stored = ConversationTurn.objects.bulk_create(
+        [
+            ConversationTurn(owner=user, session_id=kept[0], sequence=n, role="user", content=f"turn {n}")
+            for n in range(1, 5_001)
+        ]
+    )
+
+    # then both ran, with their values sent inline
+    assert len(ids) > MAX_BOUND_PARAMETERS
+    assert found == 5
+    assert len(stored) == 5_000
+    assert ConversationTurn.objects.filter(session_id=kept[0]).count() == 5_000
