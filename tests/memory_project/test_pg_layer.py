@@ -1,6 +1,7 @@
 """The PostgreSQL channel layer: two layers stand for two web processes sharing one database."""
 
 import asyncio
+import contextlib
 
 import pytest
 from asgiref.sync import async_to_sync
@@ -21,13 +22,23 @@ async def _nothing(layer, channel, wait=0.3):
         return None
 
 
+@contextlib.asynccontextmanager
+async def _member_in_each_process(group: str):
+    """Two layers (two web processes), each with a member of `group`: (here, there, mine, theirs)."""
+    here, there = PostgresChannelLayer(), PostgresChannelLayer()
+    try:
+        mine, theirs = await here.new_channel(), await there.new_channel()
+        await here.group_add(group, mine)
+        await there.group_add(group, theirs)
+        yield here, there, mine, theirs
+    finally:
+        await here.close()
+        await there.close()
+
+
 def test_a_group_message_reaches_members_in_both_processes_once_each():
     async def scenario():
-        here, there = PostgresChannelLayer(), PostgresChannelLayer()
-        try:
-            mine, theirs = await here.new_channel(), await there.new_channel()
-            await here.group_add("events.owner.7", mine)
-            await there.group_add("events.owner.7", theirs)
+        async with _member_in_each_process("events.owner.7") as (here, there, mine, theirs):
             await here.group_send("events.owner.7", {"type": "event.message", "n": 1})
             return (
                 await _receive(here, mine),
@@ -35,9 +46,6 @@ def test_a_group_message_reaches_members_in_both_processes_once_each():
                 await _nothing(here, mine),
                 await _nothing(there, theirs),
             )
-        finally:
-            await here.close()
-            await there.close()
 
     got_here, got_there, again_here, again_there = async_to_sync(scenario)()
 
@@ -109,12 +117,7 @@ def test_a_process_that_listens_nowhere_still_delivers_to_its_own_members_at_onc
 def test_a_synchronous_send_returns_at_once_and_reaches_both_processes_in_order():
     # given two processes' layers with a member of one group each, and this process's loop running
     async def scenario():
-        here, there = PostgresChannelLayer(), PostgresChannelLayer()
-        try:
-            mine, theirs = await here.new_channel(), await there.new_channel()
-            await here.group_add("events.owner.9", mine)
-            await there.group_add("events.owner.9", theirs)
-
+        async with _member_in_each_process("events.owner.9") as (here, there, mine, theirs):
             # when synchronous code sends a burst of messages while it holds up this process's loop
             for n in range(50):
                 here.group_send_soon("events.owner.9", {"type": "event.message", "n": n})
@@ -122,9 +125,6 @@ def test_a_synchronous_send_returns_at_once_and_reaches_both_processes_in_order(
             got_here = [(await _receive(here, mine))["n"] for _ in range(50)]
             got_there = [(await _receive(there, theirs))["n"] for _ in range(50)]
             return queued_when_returned, got_here, got_there, await _nothing(there, theirs)
-        finally:
-            await here.close()
-            await there.close()
 
     queued, got_here, got_there, more = async_to_sync(scenario)()
 
