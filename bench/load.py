@@ -335,9 +335,8 @@ def embedding_backlog(owner_ids: list[int], timeout: float) -> dict:
 
 def print_report(result: dict) -> None:
     cfg, s = result["config"], result["summary"]
-    print()
     print(
-        f"load: {cfg['clients']} clients for {cfg['duration']} s against {cfg['base_url']} ({cfg['mode']}), "
+        f"\nload: {cfg['clients']} clients for {cfg['duration']} s against {cfg['base_url']} ({cfg['mode']}), "
         f"{cfg['turns']} turns per session, a search after every second turn; load average at start "
         f"{cfg['loadavg_start']}, at end {result['loadavg_end']}"
     )

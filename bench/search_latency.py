@@ -80,35 +80,14 @@ GENRES = ("jazz", "lo-fi hip hop", "classical piano", "synthwave", "bossa nova",
 ACTIVITIES = ("coding", "running", "cooking", "reading", "commuting", "writing reports", "gardening")
 PETS = ("dog", "cat", "parrot", "rabbit", "turtle", "hamster")
 PET_NAMES = "Biscuit Luna Pepper Miso Olive Rocket Waffles Nala Ziggy Maple Tofu Bruno".split()
-HOBBIES = (
-    "pottery",
-    "rock climbing",
-    "chess",
-    "salsa dancing",
-    "birdwatching",
-    "woodworking",
-    "sailing",
-    "knitting",
-    "photography",
-    "marathon training",
+HOBBIES = tuple(
+    "pottery, rock climbing, chess, salsa dancing, birdwatching, woodworking, sailing, knitting, photography, "
+    "marathon training".split(", ")
 )
 PROJECTS = "Atlas Beacon Cobalt Dynamo Ember Falcon Granite Helix Ion Juniper Kestrel Lumen Meridian Nimbus".split()
-TECH = (
-    "PostgreSQL",
-    "Redis",
-    "Kafka",
-    "Django",
-    "FastAPI",
-    "React",
-    "Terraform",
-    "Kubernetes",
-    "SQLite",
-    "Elasticsearch",
-    "RabbitMQ",
-    "Celery",
-    "pgvector",
-    "Rust",
-    "Go",
+TECH = tuple(
+    "PostgreSQL Redis Kafka Django FastAPI React Terraform Kubernetes SQLite Elasticsearch RabbitMQ Celery pgvector "
+    "Rust Go".split()
 )
 PURPOSES = ("caching", "the job queue", "full-text search", "billing", "the admin dashboard", "analytics", "auth")
 PLATFORMS = ("Fly.io", "AWS Lambda", "a Hetzner VM", "Render", "Google Cloud Run", "the on-prem cluster")
