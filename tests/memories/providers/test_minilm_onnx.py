@@ -31,7 +31,7 @@ def test_onnx_vectors_agree_with_pytorch_ones_alone_and_in_a_mixed_batch(torch_v
     # given the ONNX build of the packaged model
     onnx = LocalEmbedder("onnx")
 
-    # when it embeds the texts all in one batch (padded to the longest), and one at a time
+    # when it embeds the texts in one call (grouped by length, each group padded), and one at a time
     batch = np.asarray(onnx.embed(TEXTS))
     alone = np.asarray([onnx.embed([text])[0] for text in TEXTS])
 
