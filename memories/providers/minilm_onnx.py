@@ -81,22 +81,18 @@ def length_batches(lengths: list[int], *, tokens: int, padding: float, size: int
     """The indices of texts of these token lengths, grouped into one model call each: shortest
     first, at most `size` texts and `tokens` padded tokens a call (a text longer than that goes
     alone), and at most `padding` of a call's tokens padding."""
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
     batches: list[list[int]] = []
-    batch: list[int] = []
-    filled = 0
-    for index in sorted(range(len(lengths)), key=lengths.__getitem__):
-        # Sorted, so this text is the batch's longest and sets its width.
-        count, width = len(batch) + 1, lengths[index]
-        if batch and (
-            count > size or count * width > tokens or count * width - filled - width > padding * count * width
-        ):
-            batches.append(batch)
-            batch, filled = [], 0
-        batch.append(index)
+    first, filled = 0, 0
+    for position, index in enumerate(order):
+        # Sorted, so this text is the longest of order[first : position + 1] and sets its width.
+        count, width = position - first + 1, lengths[index]
+        padded = count * width
+        if count > 1 and (count > size or padded > tokens or padded - filled - width > padding * padded):
+            batches.append(order[first:position])
+            first, filled = position, 0
         filled += width
-    if batch:
-        batches.append(batch)
-    return batches
+    return batches + [order[first:]] if order else batches
 
 
 def _export_graph(target: Path) -> None:
