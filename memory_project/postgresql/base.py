@@ -43,6 +43,8 @@ class ServerBindingCursor(base.ServerBindingCursor):
     def execute(self, query, params=None, **kwargs):
         if params is not None and len(params) > MAX_BOUND_PARAMETERS:
             query, params = psycopg.ClientCursor(self.connection).mogrify(query, params), None
+            # A statement with its values written in is never run again: not worth preparing.
+            kwargs["prepare"] = False
         return super().execute(query, params, **kwargs)
 
 

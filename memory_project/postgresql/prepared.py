@@ -6,7 +6,8 @@ pooler that cannot keep prepared statements)."""
 
 from django.conf import settings
 from django.db import connection
-from django.db.backends.postgresql.base import ServerBindingCursor
+
+from memory_project.postgresql.base import ServerBindingCursor
 
 _NEVER = 2**31 - 1
 

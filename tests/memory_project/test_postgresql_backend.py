@@ -21,6 +21,7 @@ from memory_project.postgresql.base import (
     _mark_returned,
     _returned_at,
 )
+from memory_project.postgresql.prepared import prepared_cursor
 from sessions.models import ChatSession, ConversationTurn
 from tests.factories import ChatSessionFactory
 from tests.support import wait_for
@@ -164,3 +165,22 @@ def test_a_statement_with_more_parameters_than_the_server_binds_still_runs(user)
     assert found == 5
     assert len(stored) == 5_000
     assert ConversationTurn.objects.filter(session_id=kept[0]).count() == 5_000
+
+
+def test_searchs_preparing_cursor_also_inlines_a_statement_past_the_parameter_limit():
+    # given search's cursor, which prepares every statement on its first run
+    values = list(range(MAX_BOUND_PARAMETERS + 10))
+    sql = "SELECT count(*), sum(v) FROM (VALUES " + ", ".join(["(%s::int)"] * len(values)) + ") AS t(v)"
+
+    # when it runs a statement with more parameters than the protocol carries
+    with transaction.atomic(), prepared_cursor() as cursor:
+        cursor.execute(sql, values)
+        counted = cursor.fetchone()
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s", ["%(VALUES (0::int), (1::int)%"]
+        )
+        prepared = cursor.fetchone()[0]
+
+    # then it ran with its values written in, and was not kept as a prepared statement
+    assert counted == (len(values), sum(values))
+    assert prepared == 0
