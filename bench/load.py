@@ -292,6 +292,17 @@ def summarize(recorder: Recorder, started: float, deadline: float) -> dict:
             "max": round(max(ms), 1),
         }
     out["operations"] = per_op
+    # Requests per second in each tenth of the window: a run that slows as the database grows (or as
+    # the background work catches up) shows here, where the window's mean would hide it.
+    slice_seconds = window / 10
+    out["timeline_rps"] = [
+        round(
+            sum(1 for r in rows if started + i * slice_seconds < r[3] <= started + (i + 1) * slice_seconds)
+            / slice_seconds,
+            1,
+        )
+        for i in range(10)
+    ]
     return out
 
 
@@ -316,13 +327,18 @@ def verify_stored(base_url: str, keys: list[str], accepted: list[dict[str, list[
     return {"accepted_turns": checked, "missing_turns": len(missing), "missing_sample": missing[:5]}
 
 
-def embedding_backlog(owner_ids: list[int], timeout: float) -> dict:
-    """Turns still without a vector when the window closed, and how long until none were left."""
+def embedding_pending(owner_ids: list[int]):
     from sessions.models import ConversationTurn
 
-    pending = ConversationTurn.objects.filter(owner_id__in=owner_ids, embedding__isnull=True)
-    began = time.monotonic()
-    at_close = left = pending.count()
+    return ConversationTurn.objects.filter(owner_id__in=owner_ids, embedding__isnull=True)
+
+
+def embedding_backlog(owner_ids: list[int], at_close: int, closed: float, timeout: float) -> dict:
+    """Turns still without a vector when the window closed (counted then, at `closed`), and how long
+    after the close none were left."""
+    pending = embedding_pending(owner_ids)
+    began = closed
+    left = pending.count()
     while left and time.monotonic() - began < timeout:
         time.sleep(0.25)
         left = pending.count()
@@ -341,7 +357,8 @@ def print_report(result: dict) -> None:
         f"{cfg['loadavg_start']}, at end {result['loadavg_end']}"
     )
     print(
-        f"throughput {s['throughput_rps']:.1f} requests/s ({s['requests']} in {s['window_seconds']:.0f} s); "
+        f"throughput {s['throughput_rps']:.1f} requests/s ({s['requests']} in {s['window_seconds']:.0f} s; "
+        f"by tenths of the window {' '.join(f'{rps:.0f}' for rps in s['timeline_rps'])}); "
         f"5xx {s['server_errors_5xx']}, other non-2xx {s['client_errors_4xx']}, failed connections "
         f"{s['connection_errors']}"
     )
@@ -541,6 +558,12 @@ def main(argv=None) -> int:
         print(f"{args.clients} clients for {args.duration:.0f} s", flush=True)
         for thread in [*agents, *([probe] if probe else [])]:
             thread.start()
+        at_close = None
+        if args.serve:
+            # Counted at the deadline: the probe may go on waiting for its last turn's vector, and the
+            # read-back takes seconds more, in which the server embeds what was waiting.
+            time.sleep(max(0.0, deadline - time.monotonic()))
+            at_close = embedding_pending(owner_ids).count()
         for thread in [*agents, *([probe] if probe else [])]:
             thread.join()
         loadavg_end = [round(x, 2) for x in os.getloadavg()]
@@ -570,7 +593,7 @@ def main(argv=None) -> int:
                 result["probe"].update(
                     p50_ms=percentile(delays, 0.5), p95_ms=percentile(delays, 0.95), max_ms=max(delays)
                 )
-            result["backlog"] = embedding_backlog(owner_ids, timeout=120)
+            result["backlog"] = embedding_backlog(owner_ids, at_close, deadline, timeout=120)
     finally:
         if server is not None:
             stop_group(server)
