@@ -35,7 +35,7 @@ def api_key_deleted(sender, instance: ApiKey, **kwargs) -> None:
 
 @receiver(turns_stored, dispatch_uid="turns_stored_start_pipeline")
 def turns_stored_received(sender, session, turns, **kwargs) -> None:
-    turn_embeddings_request()
+    turn_embeddings_request(stored=len(turns))
     extraction_jobs_enqueue_for_turns(session=session, turns=turns)
 
 

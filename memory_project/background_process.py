@@ -11,8 +11,9 @@ without a vector and the pending ExtractionJob rows are already the queues of re
 every BACKGROUND_POLL_SECONDS when it found nothing to do. If it dies, nothing is lost: the server's
 master starts it again, and it takes up what was left waiting. A turn still without a vector after
 BACKGROUND_MAX_LAG_SECONDS (the process starved of CPU by the requests, or gone) is filled by the
-next web worker that stores a turn, so vector search never lags by more than about that
-(memories.services.turn_embeddings.turn_embeddings_overdue).
+web requests that store turns, two waiting turns for each they store, before they answer: the intake
+slows until vector search is back within about that lag
+(memories.services.turn_embeddings.turn_embeddings_request).
 """
 
 import logging

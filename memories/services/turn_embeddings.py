@@ -25,7 +25,7 @@ from memories.services.embeddings import embedding_get_many, vector_mean_directi
 from memory_project.background import background_process_attached, background_send
 from sessions.models import ChatSession, ConversationTurn
 
-FILL_BATCH = 128
+FILL_BATCH = 32
 
 
 def turn_embedding_text(speaker: str, content: str) -> str:
@@ -56,11 +56,13 @@ def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> lis
     return turn_vectors(owner=session.owner_id, texts=texts, before=before)
 
 
-def turn_embeddings_fill(*, batch: int = FILL_BATCH) -> int:
-    """Give a vector to every stored turn that has none, oldest first, `batch` turns per transaction;
-    returns how many it embedded. Turns another fill has claimed are left to it."""
+def turn_embeddings_fill(*, batch: int = FILL_BATCH, rounds: int | None = None) -> int:
+    """Give a vector to every stored turn that has none (or to at most `rounds` × `batch` of them),
+    oldest first, `batch` turns per transaction; returns how many it embedded. Turns another fill has
+    claimed are left to it."""
     done = 0
-    while True:
+    while rounds is None or rounds > 0:
+        rounds = None if rounds is None else rounds - 1
         with transaction.atomic():
             rows = list(
                 ConversationTurn.objects.filter(embedding__isnull=True)
@@ -98,6 +100,7 @@ def turn_embeddings_fill(*, batch: int = FILL_BATCH) -> int:
         done += len(rows)
         if len(rows) < batch:
             return done
+    return done
 
 
 # In-process fills (no broker) are coalesced: while one is queued and not started, the requests that
@@ -105,11 +108,33 @@ def turn_embeddings_fill(*, batch: int = FILL_BATCH) -> int:
 _fill_queued = threading.Event()
 
 
-def turn_embeddings_request() -> None:
-    """Ask, once the current transaction commits, for the turns it stored to get their vectors."""
-    # An attached web worker leaves the turns to the background process, unless they wait too long.
-    if not background_process_attached() or turn_embeddings_overdue():
+def turn_embeddings_request(*, stored: int) -> None:
+    """Ask, once the current transaction commits, for the `stored` turns it stored to get their
+    vectors.
+
+    An attached web worker leaves them to the background process, unless turns have waited too long
+    for it: then this request embeds OVERDUE_HELP_PER_TURN times as many of the oldest waiting turns
+    itself, after its commit and before it answers. A fill queued on the worker's own thread instead
+    only shared the cores with the requests, which went on storing turns faster than they were
+    embedded: under 20 clients that never pause the oldest waited 40 s and more, growing with the
+    run. Paying in the request that adds to the queue slows the intake until the queue is back within
+    the bound."""
+    if not background_process_attached():
         transaction.on_commit(_send)
+    elif turn_embeddings_overdue():
+        # robust: the turns are committed, and a failing model must not turn their 201 into a 500
+        # (the background process and the sweep still fill them).
+        turns = min(OVERDUE_HELP_PER_TURN * stored, OVERDUE_HELP_MAX)
+
+        def overdue_turns_fill() -> None:  # a named function: a robust callback's error names it
+            turn_embeddings_fill(batch=turns, rounds=1)
+
+        transaction.on_commit(overdue_turns_fill, robust=True)
+
+
+OVERDUE_HELP_PER_TURN = 1
+# A post of many turns at once helps with this many at most, so that its answer stays within ~1 s.
+OVERDUE_HELP_MAX = 64
 
 
 def _send() -> None:
@@ -125,9 +150,10 @@ def _send() -> None:
 
 def turn_embeddings_overdue() -> bool:
     """Whether a stored turn has waited for its vector longer than BACKGROUND_MAX_LAG_SECONDS: the
-    background process is starved of CPU (requests come first) or gone. An attached web worker then
-    fills the turns itself, so vector search lags by a bounded time, however busy the server. Asked
-    on every turn post and answered from the database at most once a second per process."""
+    background process is starved of CPU (requests come first) or gone. An attached web worker's turn
+    posts then embed waiting turns themselves (turn_embeddings_request), so vector search lags by a
+    bounded time, however busy the server. Asked on every turn post and answered from the database
+    at most once a second per process."""
     global _overdue, _overdue_checked_at
     if not settings.BACKGROUND_MAX_LAG_SECONDS:
         return False

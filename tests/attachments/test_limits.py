@@ -152,7 +152,7 @@ def test_one_bad_file_in_a_bulk_request_stores_nothing(api, user, attachment_dir
 @pytest.mark.django_db(transaction=True)
 def test_files_written_before_a_failed_commit_are_removed(monkeypatch, api, user, attachment_dir):
     # given a failure after the files and rows were written, before the commit
-    def broken():
+    def broken(**kwargs):
         raise RuntimeError("broker down")
 
     monkeypatch.setattr("memories.signals.turn_embeddings_request", broken)

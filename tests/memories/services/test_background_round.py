@@ -23,24 +23,72 @@ TURNS = [
 ]
 
 
-def test_an_attached_web_process_embeds_the_turns_that_waited_too_long_itself(attached, settings):
-    # given a turn stored by an attached web worker, still without a vector 30 s later (the background
-    # process starved), with 10 s allowed, and the worker's once-a-second check due
+def test_a_turn_post_embeds_as_many_waiting_turns_as_it_stores_when_they_waited_too_long(attached, settings):
+    # given two turns stored by an attached web worker, still without vectors 30 and 20 s later (the
+    # background process starved), with 10 s allowed, and the worker's once-a-second check due
+    settings.BACKGROUND_MAX_LAG_SECONDS = 10
+    owner = UserFactory(username="ana")
+    session = ChatSessionFactory(owner=owner)
+    turn_append_many(session=session, turns=TURNS)
+    for sequence, age in ((1, 30), (2, 20)):
+        ConversationTurn.objects.filter(session=session, sequence=sequence).update(
+            received_at=timezone.now() - timedelta(seconds=age)
+        )
+    turn_embeddings_overdue_reset()
+
+    # when the worker stores one more turn
+    answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[0], format="json")
+
+    background_drain()
+
+    # then before answering it embedded one waiting turn, the oldest, and left the rest to the
+    # background process: its own thread queued no fill
+    assert answer.status_code == 201
+    embedded = dict(ConversationTurn.objects.filter(session=session).values_list("sequence", "embedding"))
+    assert {sequence: vector is not None for sequence, vector in embedded.items()} == {1: True, 2: False, 3: False}
+
+
+def test_a_turn_post_does_not_embed_turns_that_have_not_waited_too_long(attached, settings):
+    # given a turn stored by an attached web worker 5 s ago, with 10 s allowed
+    settings.BACKGROUND_MAX_LAG_SECONDS = 10
+    owner = UserFactory(username="ana")
+    session = ChatSessionFactory(owner=owner)
+    turn_append_many(session=session, turns=TURNS[:1])
+    ConversationTurn.objects.filter(session=session).update(received_at=timezone.now() - timedelta(seconds=5))
+    turn_embeddings_overdue_reset()
+
+    # when the worker stores the next turn
+    answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
+
+    # then both turns are stored, neither embedded: that is the background process's work
+    assert answer.status_code == 201
+    assert list(
+        ConversationTurn.objects.filter(session=session).order_by("sequence").values_list("embedding", flat=True)
+    ) == [None, None]
+
+
+def test_a_model_that_fails_while_a_turn_post_helps_does_not_fail_the_post(attached, settings):
+    # given an overdue turn, and an embedding service that cannot be reached
     settings.BACKGROUND_MAX_LAG_SECONDS = 10
     owner = UserFactory(username="ana")
     session = ChatSessionFactory(owner=owner)
     turn_append_many(session=session, turns=TURNS[:1])
     ConversationTurn.objects.filter(session=session).update(received_at=timezone.now() - timedelta(seconds=30))
     turn_embeddings_overdue_reset()
+    settings.EMBEDDING_PROVIDER = "openai"
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # discard port: nothing listens
+    settings.OPENAI_API_KEY = "test"
+    settings.LLM_MAX_RETRIES = 0
 
     # when the worker stores the next turn
     answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
-    background_drain()
 
-    # then it embedded both turns on its own background thread
+    # then the turn is stored and answered as usual; both wait for their vectors
     assert answer.status_code == 201
-    assert ConversationTurn.objects.filter(session=session, embedding__isnull=True).count() == 0
-    assert ConversationTurn.objects.filter(session=session).count() == 2
+    assert answer.json()["content"] == TURNS[1]["content"]
+    assert list(
+        ConversationTurn.objects.filter(session=session).order_by("sequence").values_list("embedding", flat=True)
+    ) == [None, None]
 
 
 def test_a_round_embeds_the_waiting_turns_and_runs_the_pending_jobs(attached):
