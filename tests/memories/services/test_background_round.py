@@ -23,72 +23,69 @@ TURNS = [
 ]
 
 
-def test_a_turn_post_embeds_as_many_waiting_turns_as_it_stores_when_they_waited_too_long(attached, settings):
-    # given two turns stored by an attached web worker, still without vectors 30 and 20 s later (the
-    # background process starved), with 10 s allowed, and the worker's once-a-second check due
-    settings.BACKGROUND_MAX_LAG_SECONDS = 10
-    owner = UserFactory(username="ana")
-    session = ChatSessionFactory(owner=owner)
-    turn_append_many(session=session, turns=TURNS)
-    for sequence, age in ((1, 30), (2, 20)):
+def stored_turns_aged(*, turns: list[dict], ages: list[int]):
+    """A session of a new owner with `turns` stored `ages` seconds ago, the once-a-second overdue
+    check due."""
+    session = ChatSessionFactory(owner=UserFactory(username="ana"))
+    turn_append_many(session=session, turns=turns)
+    for sequence, age in enumerate(ages, start=1):
         ConversationTurn.objects.filter(session=session, sequence=sequence).update(
             received_at=timezone.now() - timedelta(seconds=age)
         )
     turn_embeddings_overdue_reset()
+    return session
+
+
+def vectors_present(session) -> list[bool]:
+    turns = ConversationTurn.objects.filter(session=session).order_by("sequence")
+    return [vector is not None for vector in turns.values_list("embedding", flat=True)]
+
+
+def test_a_turn_post_embeds_as_many_waiting_turns_as_it_stores_when_they_waited_too_long(attached, settings):
+    # given two turns stored by an attached web worker, still without vectors 30 and 20 s later (the
+    # background process starved), with 10 s allowed, and the worker's once-a-second check due
+    settings.BACKGROUND_MAX_LAG_SECONDS = 10
+    session = stored_turns_aged(turns=TURNS, ages=[30, 20])
 
     # when the worker stores one more turn
-    answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[0], format="json")
-
+    answer = client_for(session.owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[0], format="json")
     background_drain()
 
     # then before answering it embedded one waiting turn, the oldest, and left the rest to the
     # background process: its own thread queued no fill
     assert answer.status_code == 201
-    embedded = dict(ConversationTurn.objects.filter(session=session).values_list("sequence", "embedding"))
-    assert {sequence: vector is not None for sequence, vector in embedded.items()} == {1: True, 2: False, 3: False}
+    assert vectors_present(session) == [True, False, False]
 
 
 def test_a_turn_post_does_not_embed_turns_that_have_not_waited_too_long(attached, settings):
     # given a turn stored by an attached web worker 5 s ago, with 10 s allowed
     settings.BACKGROUND_MAX_LAG_SECONDS = 10
-    owner = UserFactory(username="ana")
-    session = ChatSessionFactory(owner=owner)
-    turn_append_many(session=session, turns=TURNS[:1])
-    ConversationTurn.objects.filter(session=session).update(received_at=timezone.now() - timedelta(seconds=5))
-    turn_embeddings_overdue_reset()
+    session = stored_turns_aged(turns=TURNS[:1], ages=[5])
 
     # when the worker stores the next turn
-    answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
+    answer = client_for(session.owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
 
     # then both turns are stored, neither embedded: that is the background process's work
     assert answer.status_code == 201
-    assert list(
-        ConversationTurn.objects.filter(session=session).order_by("sequence").values_list("embedding", flat=True)
-    ) == [None, None]
+    assert vectors_present(session) == [False, False]
 
 
 def test_a_model_that_fails_while_a_turn_post_helps_does_not_fail_the_post(attached, settings):
     # given an overdue turn, and an embedding service that cannot be reached
     settings.BACKGROUND_MAX_LAG_SECONDS = 10
-    owner = UserFactory(username="ana")
-    session = ChatSessionFactory(owner=owner)
-    turn_append_many(session=session, turns=TURNS[:1])
-    ConversationTurn.objects.filter(session=session).update(received_at=timezone.now() - timedelta(seconds=30))
-    turn_embeddings_overdue_reset()
+    session = stored_turns_aged(turns=TURNS[:1], ages=[30])
     settings.EMBEDDING_PROVIDER = "openai"
     settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"  # discard port: nothing listens
     settings.OPENAI_API_KEY = "test"
     settings.LLM_MAX_RETRIES = 0
 
     # when the worker stores the next turn
-    answer = client_for(owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
+    answer = client_for(session.owner).post(f"/api/v1/sessions/{session.id}/turns/", TURNS[1], format="json")
 
     # then the turn is stored and answered as usual; both wait for their vectors
     assert answer.status_code == 201
     assert answer.json()["content"] == TURNS[1]["content"]
-    assert list(
-        ConversationTurn.objects.filter(session=session).order_by("sequence").values_list("embedding", flat=True)
-    ) == [None, None]
+    assert vectors_present(session) == [False, False]
 
 
 def test_a_round_embeds_the_waiting_turns_and_runs_the_pending_jobs(attached):
