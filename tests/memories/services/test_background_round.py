@@ -57,6 +57,22 @@ def test_a_turn_post_embeds_as_many_waiting_turns_as_it_stores_when_they_waited_
     assert vectors_present(session) == [True, False, False]
 
 
+def test_a_post_of_many_turns_helps_with_at_most_64_waiting_turns(attached, settings):
+    # given 70 turns waiting 100 down to 31 s for their vectors, with 10 s allowed
+    settings.BACKGROUND_MAX_LAG_SECONDS = 10
+    waiting = [{"role": "user", "content": f"Note {i}: the meeting moved to room {i}."} for i in range(70)]
+    session = stored_turns_aged(turns=waiting, ages=[100 - i for i in range(70)])
+
+    # when 66 more are posted at once
+    posted = [{"role": "user", "content": f"Later note {i}."} for i in range(66)]
+    answer = client_for(session.owner).post(f"/api/v1/sessions/{session.id}/turns/", {"turns": posted}, format="json")
+    background_drain()
+
+    # then the post embedded the 64 oldest before answering, not 66
+    assert answer.status_code == 201
+    assert vectors_present(session) == [True] * 64 + [False] * (6 + 66)
+
+
 def test_a_turn_post_does_not_embed_turns_that_have_not_waited_too_long(attached, settings):
     # given a turn stored by an attached web worker 5 s ago, with 10 s allowed
     settings.BACKGROUND_MAX_LAG_SECONDS = 10
