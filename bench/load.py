@@ -337,15 +337,14 @@ def embedding_backlog(owner_ids: list[int], at_close: int, closed: float, timeou
     """Turns still without a vector when the window closed (counted then, at `closed`), and how long
     after the close none were left."""
     pending = embedding_pending(owner_ids)
-    began = closed
     left = pending.count()
-    while left and time.monotonic() - began < timeout:
+    while left and time.monotonic() - closed < timeout:
         time.sleep(0.25)
         left = pending.count()
     return {
         "unembedded_at_close": at_close,
         "unembedded_left": left,
-        "drained_seconds": round(time.monotonic() - began, 2),
+        "drained_seconds": round(time.monotonic() - closed, 2),
     }
 
 

@@ -11,7 +11,7 @@ without a vector and the pending ExtractionJob rows are already the queues of re
 every BACKGROUND_POLL_SECONDS when it found nothing to do. If it dies, nothing is lost: the server's
 master starts it again, and it takes up what was left waiting. A turn still without a vector after
 BACKGROUND_MAX_LAG_SECONDS (the process starved of CPU by the requests, or gone) is filled by the
-web requests that store turns, two waiting turns for each they store, before they answer: the intake
+web requests that store turns, one waiting turn for each they store, before they answer: the intake
 slows until vector search is back within about that lag
 (memories.services.turn_embeddings.turn_embeddings_request).
 """

@@ -56,51 +56,55 @@ def turn_embeddings(*, session: ChatSession, turns: list[dict[str, Any]]) -> lis
     return turn_vectors(owner=session.owner_id, texts=texts, before=before)
 
 
-def turn_embeddings_fill(*, batch: int = FILL_BATCH, rounds: int | None = None) -> int:
-    """Give a vector to every stored turn that has none (or to at most `rounds` × `batch` of them),
-    oldest first, `batch` turns per transaction; returns how many it embedded. Turns another fill has
-    claimed are left to it."""
+def turn_embeddings_fill(*, batch: int = FILL_BATCH) -> int:
+    """Give a vector to every stored turn that has none, oldest first, `batch` turns per transaction;
+    returns how many it embedded. Turns another fill has claimed are left to it."""
     done = 0
-    while rounds is None or rounds > 0:
-        rounds = None if rounds is None else rounds - 1
-        with transaction.atomic():
-            rows = list(
-                ConversationTurn.objects.filter(embedding__isnull=True)
-                .order_by("received_at")
-                .select_for_update(skip_locked=True, of=("self",))
-                .only("pk", "owner_id", "session_id", "sequence", "speaker", "content")[:batch]
-            )
-            if not rows:
-                return done
-            texts = [turn_embedding_text(r.speaker, r.content) for r in rows]
-            text_at = {(r.session_id, r.sequence): text for r, text in zip(rows, texts)}
-            wanted = {(r.session_id, r.sequence - 1) for r in rows if r.sequence > 1} - text_at.keys()
-            if wanted:
-                previous = Q()
-                for session_id, sequence in wanted:
-                    previous |= Q(session_id=session_id, sequence=sequence)
-                for session_id, sequence, speaker, content in ConversationTurn.objects.filter(previous).values_list(
-                    "session_id", "sequence", "speaker", "content"
-                ):
-                    text_at[(session_id, sequence)] = turn_embedding_text(speaker, content)
-            by_owner: dict[int, list[int]] = {}
-            for index, row in enumerate(rows):
-                by_owner.setdefault(row.owner_id, []).append(index)
-            # Owners in one order in every fill: each inserts cache rows in (owner, key) order, so two
-            # fills sharing texts wait on each other one way only (a deadlock seen under load).
-            for owner_id, indexes in sorted(by_owner.items()):
-                vectors = turn_vectors(
-                    owner=owner_id,
-                    texts=[texts[i] for i in indexes],
-                    before=[text_at.get((rows[i].session_id, rows[i].sequence - 1)) for i in indexes],
-                )
-                for i, vector in zip(indexes, vectors):
-                    rows[i].embedding = vector
-            ConversationTurn.objects.bulk_update(rows, ["embedding"])
-        done += len(rows)
-        if len(rows) < batch:
+    while True:
+        filled = turn_embeddings_fill_batch(batch=batch)
+        done += filled
+        if filled < batch:
             return done
-    return done
+
+
+def turn_embeddings_fill_batch(*, batch: int) -> int:
+    """Give a vector to the `batch` oldest turns that have none and no other fill has claimed, in
+    one transaction; returns how many it embedded."""
+    with transaction.atomic():
+        rows = list(
+            ConversationTurn.objects.filter(embedding__isnull=True)
+            .order_by("received_at")
+            .select_for_update(skip_locked=True, of=("self",))
+            .only("pk", "owner_id", "session_id", "sequence", "speaker", "content")[:batch]
+        )
+        if not rows:
+            return 0
+        texts = [turn_embedding_text(r.speaker, r.content) for r in rows]
+        text_at = {(r.session_id, r.sequence): text for r, text in zip(rows, texts)}
+        wanted = {(r.session_id, r.sequence - 1) for r in rows if r.sequence > 1} - text_at.keys()
+        if wanted:
+            previous = Q()
+            for session_id, sequence in wanted:
+                previous |= Q(session_id=session_id, sequence=sequence)
+            for session_id, sequence, speaker, content in ConversationTurn.objects.filter(previous).values_list(
+                "session_id", "sequence", "speaker", "content"
+            ):
+                text_at[(session_id, sequence)] = turn_embedding_text(speaker, content)
+        by_owner: dict[int, list[int]] = {}
+        for index, row in enumerate(rows):
+            by_owner.setdefault(row.owner_id, []).append(index)
+        # Owners in one order in every fill: each inserts cache rows in (owner, key) order, so two
+        # fills sharing texts wait on each other one way only (a deadlock seen under load).
+        for owner_id, indexes in sorted(by_owner.items()):
+            vectors = turn_vectors(
+                owner=owner_id,
+                texts=[texts[i] for i in indexes],
+                before=[text_at.get((rows[i].session_id, rows[i].sequence - 1)) for i in indexes],
+            )
+            for i, vector in zip(indexes, vectors):
+                rows[i].embedding = vector
+        ConversationTurn.objects.bulk_update(rows, ["embedding"])
+    return len(rows)
 
 
 # In-process fills (no broker) are coalesced: while one is queued and not started, the requests that
@@ -113,7 +117,7 @@ def turn_embeddings_request(*, stored: int) -> None:
     vectors.
 
     An attached web worker leaves them to the background process, unless turns have waited too long
-    for it: then this request embeds OVERDUE_HELP_PER_TURN times as many of the oldest waiting turns
+    for it: then this request embeds as many of the oldest waiting turns (up to OVERDUE_HELP_MAX)
     itself, after its commit and before it answers. A fill queued on the worker's own thread instead
     only shared the cores with the requests, which went on storing turns faster than they were
     embedded: under 20 clients that never pause the oldest waited 40 s and more, growing with the
@@ -124,15 +128,14 @@ def turn_embeddings_request(*, stored: int) -> None:
     elif turn_embeddings_overdue():
         # robust: the turns are committed, and a failing model must not turn their 201 into a 500
         # (the background process and the sweep still fill them).
-        turns = min(OVERDUE_HELP_PER_TURN * stored, OVERDUE_HELP_MAX)
+        turns = min(stored, OVERDUE_HELP_MAX)
 
         def overdue_turns_fill() -> None:  # a named function: a robust callback's error names it
-            turn_embeddings_fill(batch=turns, rounds=1)
+            turn_embeddings_fill_batch(batch=turns)
 
         transaction.on_commit(overdue_turns_fill, robust=True)
 
 
-OVERDUE_HELP_PER_TURN = 1
 # A post of many turns at once helps with this many at most, so that its answer stays within ~1 s.
 OVERDUE_HELP_MAX = 64
 
