@@ -522,6 +522,7 @@ def main(argv=None) -> int:
     json_out = json_out if json_out.is_absolute() else REPO / json_out
     json_out.parent.mkdir(parents=True, exist_ok=True)
     log_dir = REPO / "bench" / "results"
+    log_dir.mkdir(parents=True, exist_ok=True)  # git-ignored: absent in a fresh clone
     loadavg_start = [round(x, 2) for x in os.getloadavg()]
     redis_proc = server = None
     owner_ids: list[int] = []
