@@ -5,6 +5,13 @@ turns one at a time (user and assistant alternating, as a chat relays them), sea
 memories and turns after every second turn, and ends the session, which queues its extraction;
 then it starts the next session, until the time is up. Every request is timed.
 
+By default each client sends its next request as soon as the last is answered: the throughput is the
+most the server can take, and each request waits behind the other clients' (the latency is about
+clients / throughput). With --rate R the clients send R requests per second in all, each at random
+times (a Poisson stream), which is how agents that also wait for their own model behave: the
+figures are then the latency at that throughput, each request timed from when it was due, so a
+server that falls behind is charged for the requests queued behind it.
+
 Printed: throughput (requests per second over the timed window, in all and per operation), p50 /
 p95 / p99 latency per operation, the count of 5xx answers, of other non-2xx answers and of failed
 connections, and a check that every turn the service accepted (201) is stored: each session's turns
@@ -23,6 +30,7 @@ The server it starts serves a dedicated database of the embedded PostgreSQL (--d
 "bench_load", created and migrated if missing), so the service's own data is never touched:
 
     .venv/bin/python bench/load.py --serve embedded --clients 20 --duration 60
+    .venv/bin/python bench/load.py --serve embedded --clients 20 --duration 60 --rate 100
     .venv/bin/python bench/load.py --serve distributed --clients 20 --duration 60
     .venv/bin/python bench/load.py --base-url http://127.0.0.1:8000 --api-key KEY   # a running server
 
@@ -155,13 +163,14 @@ class Recorder:
                 self.samples[status] = f"{op}: {str(body)[:300]}"
 
 
-def timed(client: Client, recorder: Recorder, op: str, method: str, path: str, body=None):
-    started = time.perf_counter()
+def timed(client: Client, recorder: Recorder, op: str, method: str, path: str, body=None, since: float | None = None):
+    """One request, timed from `since` (a time.monotonic() value: when it was due) or from now."""
+    started = time.monotonic() if since is None else since
     try:
         status, answer = client.request(method, path, body)
     except (OSError, http.client.HTTPException) as exc:
         status, answer = 0, f"{exc.__class__.__name__}: {exc}"
-    recorder.add(op, status, time.perf_counter() - started, answer)
+    recorder.add(op, status, time.monotonic() - started, answer)
     return status, answer
 
 
@@ -173,12 +182,28 @@ def timed(client: Client, recorder: Recorder, op: str, method: str, path: str, b
 class Agent(threading.Thread):
     """One client: sessions of --turns turns, a search after every second turn, then the end."""
 
-    def __init__(self, index: int, base_url: str, key: str, args, recorder: Recorder, deadline: float):
+    def __init__(
+        self, index: int, base_url: str, key: str, args, recorder: Recorder, deadline: float, gap: float | None = None
+    ):
         super().__init__(name=f"client-{index}", daemon=True)
         self.client = Client(base_url, key)
         self.script = Script(args.seed, index)
         self.args, self.recorder, self.deadline = args, recorder, deadline
         self.accepted: dict[str, list[str]] = {}  # session id -> turn ids answered with 201
+        # --rate: the mean seconds between this client's requests, drawn at random (so all clients
+        # together send a Poisson stream), from a start spread over the first gap.
+        self.gap, self.pace = gap, random.Random(args.seed * 7919 + index)
+        self.due = time.monotonic() + (self.pace.uniform(0, gap) if gap else 0.0)
+
+    def call(self, op: str, method: str, path: str, body=None):
+        """One request; with --rate first wait until it is due, and time it from then: a server that
+        falls behind is charged the wait it caused the requests queued behind (no coordinated omission)."""
+        since = None
+        if self.gap:
+            self.due += self.pace.expovariate(1 / self.gap)
+            time.sleep(max(0.0, self.due - time.monotonic()))
+            since = self.due
+        return timed(self.client, self.recorder, op, method, path, body, since=since)
 
     def run(self):
         try:
@@ -188,9 +213,7 @@ class Agent(threading.Thread):
             self.client.close()
 
     def one_session(self):
-        status, body = timed(
-            self.client, self.recorder, "session_create", "POST", "/api/v1/sessions/", {"agent": "load"}
-        )
+        status, body = self.call("session_create", "POST", "/api/v1/sessions/", {"agent": "load"})
         if status != 201:
             time.sleep(0.2)
             return
@@ -202,16 +225,14 @@ class Agent(threading.Thread):
             role = "user" if index % 2 == 0 else "assistant"
             content = self.script.user_turn() if role == "user" else self.script.assistant_turn()
             turn = {"role": role, "content": content, "speaker": "User" if role == "user" else "Assistant"}
-            status, body = timed(
-                self.client, self.recorder, "turn_post", "POST", f"/api/v1/sessions/{session_id}/turns/", turn
-            )
+            status, body = self.call("turn_post", "POST", f"/api/v1/sessions/{session_id}/turns/", turn)
             if status == 201:
                 accepted.append(body["id"])
             if index % 2 == 1 and time.monotonic() < self.deadline:
                 query = {"query": self.script.query(), "top_k": 10, "scope": "all"}
-                timed(self.client, self.recorder, "search", "POST", "/api/v1/search/", query)
+                self.call("search", "POST", "/api/v1/search/", query)
         if time.monotonic() < self.deadline:
-            timed(self.client, self.recorder, "session_end", "POST", f"/api/v1/sessions/{session_id}/end/")
+            self.call("session_end", "POST", f"/api/v1/sessions/{session_id}/end/")
 
 
 class Probe(threading.Thread):
@@ -352,7 +373,8 @@ def print_report(result: dict) -> None:
     cfg, s = result["config"], result["summary"]
     print(
         f"\nload: {cfg['clients']} clients for {cfg['duration']} s against {cfg['base_url']} ({cfg['mode']}), "
-        f"{cfg['turns']} turns per session, a search after every second turn; load average at start "
+        + (f"sending {cfg['rate']:g} requests/s in all, " if cfg.get("rate") else "each sending as fast as answered, ")
+        + f"{cfg['turns']} turns per session, a search after every second turn; load average at start "
         f"{cfg['loadavg_start']}, at end {result['loadavg_end']}"
     )
     print(
@@ -499,6 +521,12 @@ def parse_args(argv=None) -> argparse.Namespace:
     parser.add_argument("--clients", type=int, default=20)
     parser.add_argument("--duration", type=float, default=60, help="Seconds of load.")
     parser.add_argument("--turns", type=int, default=8, help="Turns per session.")
+    parser.add_argument(
+        "--rate",
+        type=float,
+        help="Requests per second the clients send in all, at random times (default: each sends its next "
+        "request as soon as the last is answered, which measures the most the server can take).",
+    )
     parser.add_argument("--warmup", type=float, default=5, help="Seconds of one client before the clock starts.")
     parser.add_argument(
         "--baseline", type=float, default=15, help="Seconds of one client alone, timed, before the window (0: none)."
@@ -553,7 +581,8 @@ def main(argv=None) -> int:
         recorder = Recorder()
         started = time.monotonic()
         deadline = started + args.duration
-        agents = [Agent(i, base_url, keys[i], args, recorder, deadline) for i in range(args.clients)]
+        gap = args.clients / args.rate if args.rate else None
+        agents = [Agent(i, base_url, keys[i], args, recorder, deadline, gap) for i in range(args.clients)]
         probe = Probe(base_url, keys[-1], recorder, deadline, args.probe_every) if args.serve else None
         print(f"{args.clients} clients for {args.duration:.0f} s", flush=True)
         for thread in [*agents, *([probe] if probe else [])]:
@@ -575,6 +604,7 @@ def main(argv=None) -> int:
                 "base_url": base_url,
                 "clients": args.clients,
                 "duration": args.duration,
+                "rate": args.rate,
                 "turns": args.turns,
                 "embedder": args.embedder,
                 "cpu_count": os.cpu_count(),
