@@ -1,21 +1,11 @@
 """The extraction eval set (bench/extraction_eval.py) as a CI guard: P and R at least 0.8 per language."""
 
-import importlib.util
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "extraction_eval.py"
-
-
-def _eval_module():
-    spec = importlib.util.spec_from_file_location("extraction_eval", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.bench.support import bench_script
 
 
 def test_heuristic_extractor_keeps_precision_and_recall_on_the_eval_set():
     # given the annotated English and Chinese conversations in bench/data/extraction
-    bench = _eval_module()
+    bench = bench_script("extraction_eval")
 
     # when the heuristic extractor runs over every one of them
     results = bench.evaluate()
@@ -31,7 +21,7 @@ def test_heuristic_extractor_keeps_precision_and_recall_on_the_eval_set():
 
 def test_heuristic_extractor_keeps_precision_and_recall_on_the_holdout_set():
     # given the conversations written after the rules were tuned on the main set
-    bench = _eval_module()
+    bench = bench_script("extraction_eval")
 
     # when the heuristic extractor runs over them
     results = bench.evaluate(bench.DATA_DIR / "holdout")
@@ -45,7 +35,7 @@ def test_heuristic_extractor_keeps_precision_and_recall_on_the_holdout_set():
 
 
 def test_matching_needs_every_key_term_of_a_fact():
-    bench = _eval_module()
+    bench = bench_script("extraction_eval")
 
     assert bench.matches("User adopted a border collie named Biscuit (2023-05-06)", ["border collie", "Biscuit"])
     assert bench.matches("用户的姐姐在成都结婚", ["姐姐", "成都|重庆"])
@@ -55,7 +45,7 @@ def test_matching_needs_every_key_term_of_a_fact():
 
 def test_an_unmatched_memory_counts_against_precision():
     # given a conversation whose one fact is found, and an extractor that also keeps small talk
-    bench = _eval_module()
+    bench = bench_script("extraction_eval")
     conversation = {
         "id": "c",
         "now": "2023-05-08T10:00:00+00:00",

@@ -1,20 +1,11 @@
 """bench/knowledge_updates.py's scenarios, in CI: every knowledge update leaves the context with the
 new value, no stale pin, and search ranking the new value first (issue 11)."""
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[2] / "bench" / "knowledge_updates.py"
-
-
-def _bench():
-    spec = importlib.util.spec_from_file_location("knowledge_updates_bench", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests.bench.support import bench_script
 
 
 def _call(api):
@@ -30,7 +21,7 @@ def _call(api):
 
 def test_the_suite_has_thirty_scenarios_in_both_languages_and_every_kind():
     # given the scenario set
-    scenarios = _bench().SCENARIOS
+    scenarios = bench_script("knowledge_updates").SCENARIOS
 
     # then it is at least 30 scenarios, English and Chinese, covering every kind the issue names
     assert len(scenarios) >= 30
@@ -43,7 +34,7 @@ def test_the_suite_has_thirty_scenarios_in_both_languages_and_every_kind():
 @pytest.mark.django_db(transaction=True)
 def test_every_knowledge_update_scenario_passes_through_the_rest_api(api, user, local_embedder):
     # given the scenarios, each in its own agent namespace of one owner
-    bench = _bench()
+    bench = bench_script("knowledge_updates")
 
     # when each is played through the REST API (sessions ended and consolidated in process)
     results = bench.run_all(_call(api), bench.SCENARIOS, prefix="ci")

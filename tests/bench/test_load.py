@@ -1,26 +1,19 @@
 """bench/load.py with --rate times each request from when it was due, not from when it was sent."""
 
-import importlib.util
 import json
-import sys
 import threading
 import time
 from argparse import Namespace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.bench.support import bench_script
 
 
 @pytest.fixture
 def load():
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("load_bench", BENCH / "load.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return bench_script("load")
 
 
 class _Answer(BaseHTTPRequestHandler):

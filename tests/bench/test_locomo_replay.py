@@ -1,19 +1,17 @@
 """bench/locomo_replay.py ranks the dumped evidence exactly as memory_search ranks the owner's rows."""
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
 from memories.selectors.retrieval import memory_search
 from memories.selectors.search.collection import corpus_counts_forget
+from tests.bench.support import bench_script
 from tests.factories import ChatSessionFactory, ConversationTurnFactory, MemoryFactory, UserFactory
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 SESSIONS = [
     [
         ("Ana", "I started a pottery class on Thursdays."),
@@ -31,14 +29,6 @@ QUESTIONS = [
     ("Where did Ben go camping?", ["D2:1"]),
     ("What activities does Ben do with his kids?", ["D2:1", "D2:3"]),
 ]
-
-
-def _replay_module():
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location("locomo_replay_bench", BENCH / "locomo_replay.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _conversation_file(folder: Path) -> None:
@@ -64,7 +54,7 @@ def test_the_replay_ranks_the_dumped_evidence_as_the_search_does(tmp_path):
     MemoryFactory(owner=owner, content="Ana takes pottery classes on Thursdays")
     _conversation_file(tmp_path)
     (tmp_path / "owners.json").write_text(json.dumps({"7": {"username": owner.username}}))
-    replay = _replay_module()
+    replay = bench_script("locomo_replay")
 
     # when the evidence is dumped and replayed
     replay.main(
