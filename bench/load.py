@@ -197,10 +197,15 @@ class Agent(threading.Thread):
 
     def call(self, op: str, method: str, path: str, body=None):
         """One request; with --rate first wait until it is due, and time it from then: a server that
-        falls behind is charged the wait it caused the requests queued behind (no coordinated omission)."""
+        falls behind is charged the wait it caused the requests queued behind (no coordinated omission).
+        A request due after the window is not sent (status 0, not recorded): the client waits out the
+        window instead, rather than sleeping a whole gap past it to send what would not be counted."""
         since = None
         if self.gap:
             self.due += self.pace.expovariate(1 / self.gap)
+            if self.due >= self.deadline:
+                time.sleep(max(0.0, self.deadline - time.monotonic()))
+                return 0, None
             time.sleep(max(0.0, self.due - time.monotonic()))
             since = self.due
         return timed(self.client, self.recorder, op, method, path, body, since=since)

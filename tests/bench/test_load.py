@@ -17,9 +17,12 @@ def load():
 
 
 class _Answer(BaseHTTPRequestHandler):
-    """The service's answer to a session create, over a real socket."""
+    """The service's answer to a session create, over a real socket; counts the requests it gets."""
+
+    received = 0
 
     def do_POST(self):
+        type(self).received += 1
         self.rfile.read(int(self.headers["Content-Length"]))
         body = json.dumps({"id": "s1"}).encode()
         self.send_response(201)
@@ -34,6 +37,7 @@ class _Answer(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def server():
+    _Answer.received = 0
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Answer)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
@@ -57,3 +61,18 @@ def test_a_paced_request_sent_late_is_timed_from_when_it_was_due(load, server):
     [(op, recorded_status, seconds, _)] = recorder.rows
     assert (op, recorded_status) == ("session_create", 201)
     assert seconds >= 1.0
+
+
+def test_a_paced_request_due_after_the_window_is_not_sent(load, server):
+    # given a paced client whose window has closed (its next request falls due after it)
+    recorder = load.Recorder()
+    args = Namespace(seed=11, turns=8)
+    agent = load.Agent(0, server, "key", args, recorder, time.monotonic(), gap=0.5)
+
+    # when it would send its next request
+    status, body = agent.call("session_create", "POST", "/api/v1/sessions/", {"agent": "load"})
+
+    # then nothing went out and nothing was recorded
+    assert (status, body) == (0, None)
+    assert recorder.rows == []
+    assert _Answer.received == 0
