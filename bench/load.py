@@ -42,7 +42,6 @@ other consumers). Only addresses on 127.0.0.1 are ever contacted; the run stops 
 import argparse
 import http.client
 import json
-import math
 import os
 import random
 import shutil
@@ -59,7 +58,7 @@ from urllib.parse import urlsplit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import REPO, configure_django, free_port, server_wait  # noqa: E402
-from search_latency import QUERY_TEMPLATES, memory_texts, slots  # noqa: E402
+from search_latency import QUERY_TEMPLATES, memory_texts, percentile, slots  # noqa: E402
 
 DEFAULT_JSON_OUT = REPO / "bench" / "results" / "load.json"
 OPERATIONS = ("session_create", "turn_post", "search", "session_end", "probe_turn")
@@ -287,12 +286,6 @@ class Probe(threading.Thread):
 # ------------------------------------------------------------------------------------------------
 # Figures
 # ------------------------------------------------------------------------------------------------
-
-
-def percentile(values: list[float], p: float) -> float:
-    """Nearest-rank percentile."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(p * len(ordered)) - 1))]
 
 
 def summarize(recorder: Recorder, started: float, deadline: float) -> dict:
