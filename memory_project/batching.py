@@ -83,3 +83,9 @@ def batch_buffers_flush() -> None:
         with thread_work(logger, "sending a batch from %s at exit failed", buffer._items_setting):
             buffer._flush()
     background_drain()
+
+
+def batch_buffers_discard() -> None:
+    """Drop what every buffer holds, and its timer (test teardown: the rows it refers to are gone)."""
+    for buffer in list(_buffers):
+        buffer.take()

@@ -5,6 +5,7 @@ from integrations.services.webhook_scheduler import webhook_scheduler_close
 from memories.selectors.search.workers import search_workers_close
 from memories.services.embeddings import embedding_cache_clear_local
 from memory_project.background import background_close, background_drain
+from memory_project.batching import batch_buffers_discard
 from memory_project.pg_layer import channel_layers_close
 from tests.factories import UserFactory, api_key_for
 
@@ -26,8 +27,13 @@ def background_work_finished():
     """What a test left on the in-process background thread (a turn-vector fill after its commit)
     finishes before the database is emptied for the next test: a fill still reading the turns held
     locks that the flush's TRUNCATE deadlocked with. (pytest-django's database fixture is set up
-    before this one, so it is torn down after it.)"""
+    before this one, so it is torn down after it.)
+
+    What a test left in the write buffers (access log, request statistics, access counts) is dropped
+    with its rows: left to the buffer's timer, it was sent during the next test's setup, where the
+    database is blocked, and its task's retries outlasted that test's drain (a TimeoutError in CI)."""
     yield
+    batch_buffers_discard()
     background_drain()
 
 
