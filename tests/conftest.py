@@ -26,8 +26,10 @@ def search_worker_connections(django_db_setup, django_db_blocker):
 def background_work_finished():
     """What a test left on the in-process background thread (a turn-vector fill after its commit)
     finishes before the database is emptied for the next test: a fill still reading the turns held
-    locks that the flush's TRUNCATE deadlocked with. (pytest-django's database fixture is set up
-    before this one, so it is torn down after it.)
+    locks that the flush's TRUNCATE deadlocked with. (For a test marked `django_db`, as every
+    transactional test here is, pytest-django sets the database up before this fixture and tears it
+    down after; a test that takes `db` as an argument gets it the other way round, which is harmless
+    there: its rows are never committed, so no other connection reads them.)
 
     What a test left in the write buffers (access log, request statistics, access counts) is dropped
     with its rows: left to the buffer's timer, it was sent during the next test's setup, where the
