@@ -81,6 +81,7 @@ class ImportEntrySerializer(serializers.Serializer):
     expires_at = SafeDateTimeField(required=False, allow_null=True)
     last_reinforced_at = SafeDateTimeField(required=False, allow_null=True)
     last_accessed_at = SafeDateTimeField(required=False, allow_null=True)
+    updated_at = SafeDateTimeField(required=False, allow_null=True)
     origin = CleanCharField(allow_blank=True, required=False, trim_whitespace=False)
     hit_count = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False)
     access_count = serializers.IntegerField(min_value=0, max_value=2**31 - 1, required=False)
@@ -158,6 +159,8 @@ def import_record_problems(*, record, agent: str) -> list[ImportProblem]:
         "confidence": record.confidence,
         "observed_at": record.observed_at,
         "origin": record.origin,
+        # A restore writes the exported time as given.
+        "updated_at": record.updated_at,
         **{key: record.preserve[key] for key in _PRESERVED if key in record.preserve},
     }
     return import_entry_problems(line=record.line, values=values)

@@ -36,6 +36,11 @@ PAYLOADS = {
         "jsonl",
         jsonl(GOOD, {"content": "b", "last_reinforced_at": "0001-01-01T00:00:00+14:00"}),
     ),
+    "updated_at in year 10000 (UTC)": (
+        "jsonl",
+        jsonl(GOOD, {"content": "b", "updated_at": "9999-12-31T23:59:59-14:00"}),
+    ),
+    "updated_at in year 0 (UTC)": ("jsonl", jsonl(GOOD, {"content": "b", "updated_at": "0001-01-01T00:00:00+14:00"})),
     "expires_at in year 10000": ("jsonl", jsonl(GOOD, {"content": "b", "expires_at": "9999-12-31T23:00:00-14:00"})),
     "lone surrogate in content": ("jsonl", jsonl(GOOD, {"content": "bad \ud800 text"})),
     "NUL in structured_data": ("jsonl", jsonl(GOOD, {"content": "b", "structured_data": {"k": "a\x00b"}})),
@@ -128,3 +133,18 @@ def test_a_good_file_still_imports(user, api):
 
     assert response.status_code == 200, response.content
     assert response.json()["added"] == 2
+
+
+@pytest.mark.parametrize("when", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00"])
+def test_a_restore_with_an_updated_at_out_of_range_is_refused_and_stores_nothing(user, api, when):
+    # Given an export line whose updated_at PostgreSQL cannot hold once in UTC
+    line = {"id": "4eacb944-2b4c-4e8e-9c55-1c0d3c1a0f11", "content": "poison", "category": "fact", "status": "active"}
+
+    # When it is restored
+    response = post(api, "jsonl", jsonl({**line, "updated_at": when}), mode="restore")
+
+    # Then it is a 400 naming the line and field, and the memory list still reads
+    assert response.status_code == 400, response.content
+    assert [(e["line"], e["field"]) for e in response.json()["error"]["details"]["entries"]] == [(1, "updated_at")]
+    assert Memory.objects.count() == 0
+    assert api.get("/api/v1/memories/").status_code == 200
