@@ -18,6 +18,17 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(normalize(text).casefold().encode()).hexdigest()
 
 
+def has_surrogate(text: str) -> bool:
+    """Whether `text` holds a lone surrogate (JSON "\\ud800"): not Unicode, so neither UTF-8 nor
+    PostgreSQL text can hold it."""
+    return any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def storable(text: str) -> bool:
+    """Whether PostgreSQL text can hold `text` (no NUL byte, no lone surrogate)."""
+    return "\x00" not in text and not has_surrogate(text)
+
+
 def has_cjk(text: str) -> bool:
     return bool(_CJK_RUN.search(text))
 

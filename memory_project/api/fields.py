@@ -8,6 +8,8 @@ from django.contrib.auth import get_user_model
 from django.http import Http404
 from rest_framework import serializers
 
+from memory_project.text import has_surrogate
+
 
 def validated(serializer_class: type[serializers.Serializer], data) -> dict:
     """`data` as `serializer_class` validates it; invalid data raises the ValidationError every API answers 400 with."""
@@ -22,14 +24,10 @@ class CleanCharField(serializers.CharField):
             raise serializers.ValidationError("Must be a string.")
         if "\x00" in data:
             raise serializers.ValidationError("NUL bytes are not allowed in text.")
-        if _has_surrogate(data):
+        if has_surrogate(data):
             # PostgreSQL text holds UTF-8 only; a lone surrogate (JSON "\ud800") cannot be stored.
             raise serializers.ValidationError("Surrogate characters are not allowed in text.")
         return super().to_internal_value(data)
-
-
-def _has_surrogate(text: str) -> bool:
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
 
 
 class SafeDateTimeField(serializers.DateTimeField):

@@ -59,3 +59,20 @@ def test_staff_acting_for_an_owner_are_counted_for_that_owner(user):
     staff = UserFactory(username="root", is_staff=True)
     client_for(staff).post("/api/v1/search/?owner=alice", {"query": "tea"}, format="json")
     assert counted() == {("alice", "", "search"): (1, 0)}
+
+
+def test_an_agent_postgresql_cannot_hold_is_counted_as_none_and_the_batch_keeps_every_owner(api):
+    # Given another owner's search waiting in the same buffer
+    client_for(UserFactory(username="bob")).post("/api/v1/search/", {"query": "tea", "agent": "bot"}, format="json")
+
+    # When a request names its agent with a NUL byte, and another with a lone surrogate
+    nul = api.get("/api/v1/context/?query=tea&agent=%00")
+    surrogate = api.post("/api/v1/search/", '{"query": "tea", "agent": "\\ud800"}', content_type="application/json")
+
+    # Then both are refused, counted without an agent, and the batch is written whole
+    assert (nul.status_code, surrogate.status_code) == (400, 400)
+    assert counted() == {
+        ("bob", "bot", "search"): (1, 0),
+        ("alice", "", "context"): (1, 1),
+        ("alice", "", "search"): (1, 1),
+    }
