@@ -10,6 +10,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from memory_project.text import has_surrogate
+
 logger = logging.getLogger(__name__)
 
 
@@ -45,6 +47,26 @@ def _first_message(details) -> str:
 
 
 def api_exception_handler(exc, context):
+    response = _api_error(exc, context)
+    if response is not None:
+        response.data = _renderable(response.data)
+    return response
+
+
+def _renderable(value):
+    """`value` with each lone surrogate written as its escape: an error message quotes what the
+    client sent (an unknown field's name, a value that is not a choice), and a JSON "\\ud800" in
+    it could not be encoded as UTF-8, so the 400 became a 500 while rendering."""
+    if isinstance(value, str):
+        return value.encode("utf-8", "backslashreplace").decode("utf-8") if has_surrogate(value) else value
+    if isinstance(value, dict):
+        return {_renderable(key): _renderable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_renderable(item) for item in value]
+    return value
+
+
+def _api_error(exc, context):
     if isinstance(exc, ServiceError):
         return _error(exc.status_code, exc.code, exc.message, exc.details)
     if isinstance(exc, OperationalError):
