@@ -226,7 +226,9 @@ class EntryCreateSerializer(StrictSerializer):
     write_to = serializers.ChoiceField(choices=["memory", "daily"], required=False, default="memory")
 
     def validate_category(self, value):
-        if category_from_seed(value, content=self.initial_data.get("content") or "") is None:
+        # Read before `content` is validated: a content that is not text is refused by its own field.
+        content = self.initial_data.get("content")
+        if category_from_seed(value, content=content if isinstance(content, str) else "") is None:
             raise serializers.ValidationError(
                 f"Unknown category; use one of {', '.join(SEED_CATEGORIES)} (or ours: preference, fact, …)."
             )

@@ -117,6 +117,9 @@ def _load(text: str):
         return text, json.loads(text)
     except json.JSONDecodeError as exc:
         raise FormatError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except ValueError as exc:
+        # Python refuses integers of more than 4,300 digits (a guard against quadratic parsing).
+        raise FormatError(f"not valid JSON: {exc}") from None
     except RecursionError:
         raise FormatError("not valid JSON: nested too deeply") from None
 

@@ -190,6 +190,9 @@ def reply_parse(raw: str, schema: type[BaseModel]) -> BaseModel:
         raise InvalidOutput(
             f"the reply is not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
+    except (ValueError, RecursionError) as exc:
+        # An integer of more than 4,300 digits, or nesting deeper than the parser's recursion.
+        raise InvalidOutput(f"the reply is not valid JSON ({type(exc).__name__})") from None
     if isinstance(data, list) and schema in _LIST_FIELD:
         data = {_LIST_FIELD[schema]: data}
     if not isinstance(data, dict):

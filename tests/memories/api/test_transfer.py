@@ -191,3 +191,38 @@ def test_the_compat_endpoints_need_a_key(client):
         ("get", "/api/v1/memory-md/"),
     ]:
         assert getattr(client, method)(path).status_code in (401, 403)
+
+
+HUGE = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    "fmt,text",
+    [
+        ("memory-json", '{"version": 2, "memories": [{"content": "x", "salience": ' + HUGE + "}]}"),
+        ("daily-log", '{"date": "2026-02-21", "entries": [{"time": "10:00:00", "content": "x", "n": ' + HUGE + "}]}"),
+    ],
+    ids=["memory-json", "daily-log"],
+)
+def test_a_file_with_an_integer_python_will_not_parse_is_a_400_and_nothing_is_stored(api, user, fmt, text):
+    # Given a file holding an integer of 5,000 digits (Python's JSON parser stops at 4,300)
+    # When it is imported
+    response = api.post(
+        "/api/v1/import/",
+        json.dumps({"format": fmt, "content": text, "name": "2026-02-21.json"}),
+        content_type="application/json",
+    )
+
+    # Then it is refused with the parser's reason and nothing is stored
+    assert response.status_code == 400, response.content
+    assert "not valid JSON" in response.json()["error"]["message"]
+    assert Memory.objects.count() == 0
+
+
+def test_an_entry_whose_content_is_not_text_is_refused_by_its_own_field(api, user):
+    for content in (5, ["a"], {"a": 1}, True):
+        response = api.post("/api/v1/memory/entries", {"content": content, "category": "procedural"}, format="json")
+
+        assert response.status_code == 400, response.content
+        assert list(response.json()["error"]["details"]) == ["content"]
+    assert Memory.objects.count() == 0
