@@ -106,8 +106,9 @@ class EventConsumer(AsyncJsonWebsocketConsumer):
         for group in getattr(self, "event_groups", []):
             await self.channel_layer.group_discard(group, self.channel_name)
 
-    async def receive_json(self, content, **kwargs):
-        """The feed is one-way; anything a client sends is ignored."""
+    async def receive(self, text_data=None, bytes_data=None, **kwargs):
+        """The feed is one-way; anything a client sends is ignored, undecoded: a frame that is not
+        JSON (or binary, or nested past the parser's recursion) closed the socket with an error."""
 
     async def api_key_revoked(self, message):
         await self.close(code=CLOSE_UNAUTHENTICATED)
@@ -117,3 +118,11 @@ class EventConsumer(AsyncJsonWebsocketConsumer):
         if "owner_id" in message:
             event["owner_id"] = message["owner_id"]
         await self.send_json(event)
+
+
+async def websocket_not_found(scope, receive, send):
+    """Every WebSocket path but /ws/events/: the handshake is refused (403). Without a route the
+    router raised, and the handshake was a 500. (A 404 through ASGI's websocket.http.response
+    extension reached clients, but uvicorn then logged each one as an error.)"""
+    await receive()  # websocket.connect
+    await send({"type": "websocket.close"})

@@ -191,3 +191,37 @@ def test_revoking_a_key_closes_the_websockets_opened_with_it(django_capture_on_c
     assert closed == {"type": "websocket.close", "code": 4401}
     assert still_open is True
     assert refused == {"type": "websocket.close", "code": 4401}
+
+
+def test_frames_that_are_not_json_are_ignored_and_the_socket_stays_open(django_capture_on_commit_callbacks):
+    # Given an open socket
+    owner = UserFactory(username="gina")
+    key = api_key_for(owner)
+
+    async def scenario():
+        c, _, _ = await _connect(f"/ws/events/?token={key}")
+        # When the client sends text that is not JSON, a binary frame and JSON nested past the parser
+        await c.send_to(text_data="not json")
+        await c.send_to(bytes_data=b"\x00\xff")
+        await c.send_to(text_data="[" * 100_000 + "]" * 100_000)
+        silent = await _messages(c)
+        await sync_to_async(_publish)(django_capture_on_commit_callbacks, (owner.pk, "memory.created", {"id": "m1"}))
+        got = await _messages(c)
+        await c.disconnect()
+        return silent, got
+
+    silent, got = async_to_sync(scenario)()
+
+    # Then nothing came back for them, and the next event still arrives
+    assert silent == []
+    assert [(m["type"], m["data"]) for m in got] == [("memory.created", {"id": "m1"})]
+
+
+@pytest.mark.parametrize("path", ["/ws/nope/", "/ws/events", "/api/v1/memories/", "/mcp/"])
+def test_a_websocket_handshake_on_another_path_is_refused(path):
+    async def scenario():
+        communicator, connected, _ = await _connect(path)
+        await communicator.wait()
+        return connected
+
+    assert async_to_sync(scenario)() is False
