@@ -1,10 +1,11 @@
 """MCP over streamable HTTP at `/mcp/`, mounted in the ASGI app in front of Django.
 
 Every request must carry an API key (`Authorization: Bearer <key>` or `Token <key>`), else 401;
-the key's owner is the owner of the tool calls the request makes. The key is also the principal
-the SDK binds a session to, so a session opened with one key cannot be used with another.
+the key's owner is the owner of the tool calls the request makes. No session is kept between
+requests (the SDK's stateless mode), so each request is authenticated and served on its own by
+whichever web worker takes it.
 
-The SDK's session manager runs a task group for the sessions' lifetime and expects an ASGI
+The SDK's session manager runs a task group for its requests' servers and expects an ASGI
 lifespan to start it. uvicorn sends one (handled here); daphne does not, so the first request
 starts it in a background task of the running loop, where it lives until the process ends.
 """
@@ -93,8 +94,11 @@ class McpHttpApp:
     def _new_manager(self) -> StreamableHTTPSessionManager:
         # Building the Starlette app is how the SDK makes a session manager; only the manager is used.
         self.server.streamable_http_app(
+            # No sessions kept in the process: a server runs several web workers and a client's next
+            # connection may reach another one, where a 2025-protocol session id was unknown (404).
+            # The tools need no server-to-client requests, which is all a session would add.
+            stateless_http=True,
             transport_security=_transport_security(),
-            session_idle_timeout=float(getattr(settings, "MCP_SESSION_IDLE_SECONDS", 30 * 60)),
         )
         return self.server.session_manager
 

@@ -1,5 +1,7 @@
 """The MCP server over streamable HTTP at /mcp/ of the ASGI app (daphne, as `serve` runs it)."""
 
+import json
+
 import anyio
 import httpx2
 import pytest
@@ -82,3 +84,34 @@ def test_http_mcp_refuses_requests_without_a_valid_key(user, daphne):
     assert response.status_code == 200, response.text
     # Django still serves everything else
     assert httpx2.get(f"{daphne}/healthz").status_code == 200
+
+
+def test_a_2025_protocol_client_needs_no_session_so_any_web_worker_answers_it(user, daphne):
+    # Given a 2025-protocol client that initialized
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {api_key_for(user)}",
+    }
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    opened = httpx2.post(f"{daphne}/mcp/", json=initialize, headers=headers)
+
+    # When its next request comes on a new connection without a session id (as one reaching another
+    # worker process would be, where no session of it exists)
+    listed = httpx2.post(
+        f"{daphne}/mcp/",
+        json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        headers={**headers, "MCP-Protocol-Version": "2025-06-18"},
+    )
+
+    # Then no session was handed out, and the request is answered all the same
+    assert opened.status_code == 200, opened.text
+    assert "mcp-session-id" not in opened.headers
+    assert listed.status_code == 200, listed.text
+    data = next(line for line in listed.text.splitlines() if line.startswith("data:"))[5:]
+    assert {tool["name"] for tool in json.loads(data)["result"]["tools"]} == TOOL_NAMES
