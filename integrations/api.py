@@ -7,7 +7,7 @@ from rest_framework.response import Response
 
 from integrations.choices import WebhookEvent
 from integrations.models import WebhookDelivery, WebhookSubscription
-from integrations.services.webhook_targets import target_problem
+from integrations.services.webhook_targets import target_problem, url_problem
 from integrations.services.webhooks import webhook_subscription_create, webhook_subscription_delete
 from memory_project.api.create import OwnerCreateApi
 from memory_project.api.detail import OwnerDetailApi
@@ -22,6 +22,9 @@ class WebhookUrlField(serializers.URLField):
         value = super().to_internal_value(data)
         if not value.lower().startswith(("http://", "https://")):
             raise serializers.ValidationError("Use an http:// or https:// URL.")
+        problem = url_problem(value)
+        if problem:
+            raise serializers.ValidationError(f"Webhooks cannot be sent to this URL: {problem}.")
         problem = target_problem(value)
         if problem:
             raise serializers.ValidationError(

@@ -57,6 +57,23 @@ def _resolve(host: str, port: int) -> list[IPAddress]:
     return list(dict.fromkeys(ipaddress.ip_address(info[4][0].split("%", 1)[0]) for info in infos))
 
 
+def url_problem(url: str) -> str | None:
+    """Why the webhook client cannot send to `url` at all, or None when it can.
+
+    Django's URLField takes hosts httpx2 cannot encode (a zero-width space, a lone U+3002), and every
+    delivery to such a subscription would fail: the URL is parsed by httpx2 itself, as each
+    delivery parses it, rather than by a rule of ours that could disagree with it.
+    """
+    try:
+        parsed = httpx2.URL(url)
+    except httpx2.InvalidURL as exc:
+        return str(exc)
+    # What httpcore2's connection pool refuses (UnsupportedProtocol) before it connects.
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        return "use an http:// or https:// URL with a host"
+    return None
+
+
 def target_problem(url: str) -> str | None:
     """Why `url` may not receive webhooks (its host is, or resolves to, a refused address), or None.
 

@@ -19,7 +19,6 @@ import secrets
 import time
 from datetime import timedelta
 
-import httpx2
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
@@ -27,7 +26,7 @@ from django.utils import timezone
 from integrations.choices import WebhookEvent
 from integrations.models import WebhookDelivery, WebhookSubscription
 from integrations.services.http import webhook_http_client
-from integrations.services.webhook_targets import target_problem
+from integrations.services.webhook_targets import target_problem, url_problem
 from memory_project.exceptions import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -60,6 +59,9 @@ def webhook_subscription_create(
 ) -> WebhookSubscription:
     if WebhookSubscription.objects.filter(owner=owner).count() >= MAX_SUBSCRIPTIONS_PER_OWNER:
         raise ServiceError(f"At most {MAX_SUBSCRIPTIONS_PER_OWNER} webhooks per owner.", code="limit_reached")
+    problem = url_problem(url)
+    if problem:
+        raise ServiceError(f"Webhooks cannot be sent to this URL: {problem}.", code="invalid_url")
     problem = target_problem(url)
     if problem:
         raise ServiceError(f"Webhooks are sent to public addresses only: {problem}.", code="forbidden_target")
@@ -173,21 +175,21 @@ def webhook_delivery_attempt(*, delivery_id) -> WebhookDelivery | None:
             delivery.next_attempt_at = None
             delivery.save(update_fields=["status", "last_error", "next_attempt_at"])
             return delivery
-        sent_at = int(time.time())
-        body = json.dumps(
-            {**delivery.payload, "timestamp": sent_at}, separators=(",", ":"), ensure_ascii=False, default=str
-        ).encode()
-        headers = {
-            "Content-Type": "application/json",
-            "User-Agent": USER_AGENT,
-            "X-Memory-Event": delivery.event,
-            "X-Memory-Delivery": str(delivery.id),
-            "X-Memory-Timestamp": str(sent_at),
-            "X-Memory-Signature": webhook_signature(secret=subscription.secret, body=body),
-        }
         started = time.perf_counter()
         status_code, error = None, ""
         try:
+            sent_at = int(time.time())
+            body = json.dumps(
+                {**delivery.payload, "timestamp": sent_at}, separators=(",", ":"), ensure_ascii=False, default=str
+            ).encode()
+            headers = {
+                "Content-Type": "application/json",
+                "User-Agent": USER_AGENT,
+                "X-Memory-Event": delivery.event,
+                "X-Memory-Delivery": str(delivery.id),
+                "X-Memory-Timestamp": str(sent_at),
+                "X-Memory-Signature": webhook_signature(secret=subscription.secret, body=body),
+            }
             # The receiver's body is never read into the log: it is whatever the URL's host answers,
             # and the owner chose the URL.
             with webhook_http_client().stream(
@@ -201,7 +203,10 @@ def webhook_delivery_attempt(*, delivery_id) -> WebhookDelivery | None:
                 status_code = response.status_code
             if not 200 <= status_code < 300:
                 error = f"HTTP {status_code}"
-        except httpx2.HTTPError as exc:
+        except Exception as exc:
+            # Whatever stops the attempt is its failure, with the usual backoff: not only httpx2's
+            # HTTPError (a host it cannot encode raises InvalidURL before sending), and an exception
+            # left to the caller would leave the row pending and due, retried at once, forever.
             error = f"{exc.__class__.__name__}: {exc}"[:500]
         delivery.attempts += 1
         delivery.last_status_code = status_code

@@ -11,18 +11,23 @@ from django.db import transaction
 from django.utils import timezone
 
 from integrations.models import WebhookDelivery, WebhookSubscription
-from integrations.services.webhooks import webhook_subscription_create
+from integrations.services.webhook_scheduler import _Scheduler
+from integrations.services.webhooks import webhook_delivery_attempt, webhook_subscription_create
 from integrations.tasks import integrations_sweep
 from memories.drafts import MemoryDraft
 from memories.services.actions import memory_forget
 from memories.services.decisions import memory_write
 from memories.services.memories import memory_create, memory_update
+from memory_project.exceptions import ServiceError
 from tests.factories import UserFactory
 from tests.fakes.webhook_receiver import WebhookReceiver
 
 pytestmark = pytest.mark.django_db
 
 SECRET = "whsec_test-secret-0123456789"
+# Hosts Django's URLField accepts and httpx2 cannot encode (IDNA): a zero-width space, a lone U+3002.
+ZERO_WIDTH_HOST_URL = "https://a\u200b.example.com/h"
+FULL_STOP_HOST_URL = "https://\u3002.com/"
 
 
 @pytest.fixture
@@ -211,6 +216,64 @@ def test_inactive_and_unsubscribed_events_are_not_delivered(user, receiver, djan
     assert WebhookDelivery.objects.count() == 0
 
 
+def test_a_stored_url_the_http_client_cannot_encode_fails_its_attempt_and_backs_off(settings, monkeypatch, user):
+    # given a subscription stored before its URL was checked (a zero-width space in the host), one
+    # delivery due, a 10 s backoff and a clock that stands still
+    settings.WEBHOOK_RETRY_BASE_SECONDS = 10
+    now = timezone.now()
+    monkeypatch.setattr(timezone, "now", lambda: now)
+    hook = WebhookSubscription.objects.create(owner=user, url=ZERO_WIDTH_HOST_URL, secret=SECRET, events=[])
+    delivery = WebhookDelivery.objects.create(
+        subscription=hook, event="memory.added", payload={"id": "x", "data": {}}, next_attempt_at=now
+    )
+
+    # when it is attempted
+    webhook_delivery_attempt(delivery_id=delivery.id)
+
+    # then the attempt is recorded as failed with the client's reason, and both backoffs start
+    delivery.refresh_from_db()
+    hook.refresh_from_db()
+    error = "InvalidURL: Invalid IDNA hostname: 'a\\u200b.example.com'"
+    assert (delivery.status, delivery.attempts, delivery.last_status_code, delivery.last_error) == (
+        "pending",
+        1,
+        None,
+        error,
+    )
+    assert [(a["status_code"], a["error"]) for a in delivery.attempt_log] == [(None, error)]
+    assert delivery.next_attempt_at == now + timedelta(seconds=10)
+    assert (hook.failures, hook.retry_at) == (1, now + timedelta(seconds=10))
+
+    # and neither another attempt nor a scheduler pass before then tries again: the scheduler sleeps
+    # until the backoff ends
+    webhook_delivery_attempt(delivery_id=delivery.id)
+    assert _Scheduler()._dispatch_due() == 10.01
+    delivery.refresh_from_db()
+    assert (delivery.attempts, delivery.next_attempt_at) == (1, now + timedelta(seconds=10))
+
+
+def test_a_stored_url_the_http_client_cannot_encode_ends_failed_after_the_last_attempt(
+    settings, user, django_capture_on_commit_callbacks
+):
+    # given a subscription stored before its URL was checked (a host of only U+3002)
+    settings.WEBHOOK_MAX_ATTEMPTS = 2
+    WebhookSubscription.objects.create(owner=user, url=FULL_STOP_HOST_URL, secret=SECRET, events=["memory.added"])
+
+    # when a memory is added
+    with django_capture_on_commit_callbacks(execute=True):
+        memory_create(owner=user, draft=MemoryDraft(content="Prefers green tea"), actor="t")
+
+    # then its delivery was retried, then given up, like any other failing one
+    delivery = WebhookDelivery.objects.get()
+    assert (delivery.status, delivery.attempts, delivery.last_status_code, delivery.next_attempt_at) == (
+        "failed",
+        2,
+        None,
+        None,
+    )
+    assert delivery.last_error == "InvalidURL: Invalid IDNA hostname: '\u3002.com'"
+
+
 # --- REST API ----------------------------------------------------------------------------------
 
 
@@ -269,6 +332,30 @@ def test_bad_webhook_input_is_400(api, body, field):
     response = api.post("/api/v1/webhooks/", json.loads(json.dumps(body)), format="json")
     assert response.status_code == 400, response.content
     assert response.json()["error"]["message"].startswith(f"{field}:")
+    assert WebhookSubscription.objects.count() == 0
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"), [(ZERO_WIDTH_HOST_URL, "'a\\u200b.example.com'"), (FULL_STOP_HOST_URL, "'\u3002.com'")]
+)
+def test_a_url_whose_host_the_http_client_cannot_encode_is_400(api, url, shown):
+    response = api.post("/api/v1/webhooks/", {"url": url, "secret": SECRET}, format="json")
+
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["message"] == (
+        f"url: Webhooks cannot be sent to this URL: Invalid IDNA hostname: {shown}."
+    )
+    assert WebhookSubscription.objects.count() == 0
+
+
+def test_the_service_refuses_a_url_whose_host_the_http_client_cannot_encode(user):
+    with pytest.raises(ServiceError) as refused:
+        webhook_subscription_create(owner=user, url=ZERO_WIDTH_HOST_URL, secret=SECRET)
+
+    assert (refused.value.code, refused.value.message) == (
+        "invalid_url",
+        "Webhooks cannot be sent to this URL: Invalid IDNA hostname: 'a\\u200b.example.com'.",
+    )
     assert WebhookSubscription.objects.count() == 0
 
 
