@@ -22,6 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 
 from memories.mcp.server import PRINCIPAL_SCOPE_KEY, InvalidKey, build_server, principal_for_key
+from memory_project.text import storable
 
 logger = logging.getLogger(__name__)
 
@@ -154,9 +155,15 @@ class McpHttpApp:
             return
         if scope["type"] != "http":
             return
-        key = _key_from(scope)
+        key, agent = _key_from(scope), _agent_from(scope)
+        if not storable(agent):
+            # Refused here with its reason, as the REST API refuses it: a tool call would fail on it
+            # with a bare "Error executing tool".
+            error = {"code": "invalid", "message": "agent: NUL bytes and lone surrogates are not allowed."}
+            await _send_json(send, 400, {"error": {**error, "details": None}})
+            return
         try:
-            principal = await sync_to_async(principal_for_key)(key, agent=_agent_from(scope)) if key else None
+            principal = await sync_to_async(principal_for_key)(key, agent=agent) if key else None
         except InvalidKey:
             principal = None
         if principal is None:

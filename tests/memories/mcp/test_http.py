@@ -115,3 +115,18 @@ def test_a_2025_protocol_client_needs_no_session_so_any_web_worker_answers_it(us
     assert listed.status_code == 200, listed.text
     data = next(line for line in listed.text.splitlines() if line.startswith("data:"))[5:]
     assert {tool["name"] for tool in json.loads(data)["result"]["tools"]} == TOOL_NAMES
+
+
+def test_an_agent_with_a_nul_byte_is_a_400_with_its_reason(user, daphne):
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Content-Type": "application/json",
+        "Authorization": f"Bearer {api_key_for(user)}",
+    }
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_write", "arguments": {}}}
+
+    response = httpx2.post(f"{daphne}/mcp/", json=call, headers=headers, params={"agent": "bot\x00"})
+
+    assert response.status_code == 400, response.text
+    assert response.json()["error"]["message"] == "agent: NUL bytes and lone surrogates are not allowed."
+    assert Memory.objects.count() == 0
