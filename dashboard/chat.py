@@ -6,6 +6,7 @@ from django.conf import settings
 from memories.models import Memory
 from memories.services.responder import chat_answer
 from memory_project.exceptions import ServiceError
+from memory_project.text import storable
 from sessions.choices import Channel
 from sessions.models import ChatSession
 from sessions.selectors.sessions import session_get
@@ -15,8 +16,8 @@ MAX_MESSAGE_CHARS = 8000
 
 
 def chat_message_clean(message) -> str:
-    if not isinstance(message, str) or "\x00" in message:
-        raise ServiceError("message must be text without NUL bytes.")
+    if not isinstance(message, str) or not storable(message):
+        raise ServiceError("message must be text without NUL bytes or lone surrogates.")
     message = message.strip()
     if not message:
         raise ServiceError("message may not be empty.")

@@ -3,7 +3,10 @@
 from urllib.parse import urlencode
 
 from django.contrib.auth import get_user_model
+from django.http import Http404
 from django.shortcuts import get_object_or_404
+
+from memory_project.text import storable
 
 OWNER_PARAM = "owner"
 OWNER_LIST_LIMIT = 500
@@ -19,6 +22,9 @@ def owner_for(request):
     name = request.GET.get(OWNER_PARAM, "").strip()
     owner = user
     if user.is_staff and name and name != user.get_username():
+        if not storable(name):
+            # PostgreSQL text cannot hold it, so no user has that name: a 404 as for any unknown one.
+            raise Http404
         owner = get_object_or_404(get_user_model(), username=name, is_active=True)
     # The page and its frame (dashboard.layout.chrome) both ask: one lookup per request.
     request._dashboard_owner = owner

@@ -1,6 +1,5 @@
 """Writes the dashboard makes: every one goes through memories.services, so each is a history row."""
 
-import math
 import uuid
 
 from django.conf import settings
@@ -10,6 +9,7 @@ from memories.models import Category, Memory, Retention
 from memories.services.actions import memory_archive, memory_forget, memory_moderate, memory_pin, memory_restore
 from memories.services.memories import memory_update
 from memory_project.exceptions import ServiceError
+from memory_project.text import storable
 
 ACTIONS = ("pin", "unpin", "archive", "restore", "forget", "approve", "reject")
 MAX_BULK = 500
@@ -28,8 +28,8 @@ def memory_edit_changes(data) -> dict:
     for field in ("content", "subject", "predicate"):
         if field in data:
             value = data[field]
-            if not isinstance(value, str) or "\x00" in value:
-                raise ServiceError(f"{field} must be text without NUL bytes.")
+            if not isinstance(value, str) or not storable(value):
+                raise ServiceError(f"{field} must be text without NUL bytes or lone surrogates.")
             value = value.strip()
             limit = settings.MAX_CONTENT_CHARS if field == "content" else 200
             if len(value) > limit:
@@ -47,7 +47,9 @@ def memory_edit_changes(data) -> dict:
         changes["retention"] = data["retention"]
     if "importance" in data:
         value = data["importance"]
-        if isinstance(value, bool) or not isinstance(value, int | float) or math.isnan(value) or not 0 <= value <= 1:
+        # Compared, never converted: a JSON integer of hundreds of digits has no float (OverflowError),
+        # and NaN fails both comparisons.
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
             raise ServiceError("importance must be a number between 0 and 1.")
         changes["importance"] = float(value)
     return changes

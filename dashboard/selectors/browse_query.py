@@ -16,6 +16,7 @@ from memories.models import (
     Source,
     Status,
 )
+from memory_project.text import storable
 
 # Each order walks an index on (owner_id, column[, id]) (dashboard/migrations/0001_browse_indexes.py).
 SORTS = {
@@ -86,6 +87,8 @@ def browse_query_parse(params) -> BrowseQuery:
     if source and source not in Source.values:
         raise ValueError(f"source must be one of {', '.join(Source.values)}")
     agent = params.get("agent")
+    if agent is not None and (not storable(agent) or len(agent) > 100):
+        raise ValueError("agent must be text of at most 100 characters")
     group = params.get("group", "").strip()
     if "\x00" in group or len(group) > 100:
         raise ValueError("group must be a group's name or id")

@@ -31,7 +31,7 @@ from memories.models import Memory
 from memories.selectors.retrieval import memory_search
 from memories.selectors.search.statements import SEARCHABLE_STATUSES
 from memories.services.embeddings import embedding_get
-from memory_project.text import cjk_ngrams
+from memory_project.text import cjk_ngrams, storable
 from sessions.models import ConversationTurn
 
 SYSTEMS = ("service", "bm25", "dense")
@@ -77,8 +77,16 @@ def questions_parse(*, owner, lines) -> list[Question]:
             row = json.loads(line)
         except json.JSONDecodeError as exc:
             raise QuestionsError(f"line {number}: not JSON ({exc.msg})") from None
+        except ValueError:
+            # Python refuses integers of more than 4,300 digits (a guard against quadratic parsing).
+            raise QuestionsError(f"line {number}: not JSON (a number of more than 4300 digits)") from None
+        except RecursionError:
+            raise QuestionsError(f"line {number}: not JSON (nested too deeply)") from None
         if not isinstance(row, dict) or not isinstance(row.get("question"), str) or not row["question"].strip():
             raise QuestionsError(f'line {number}: an object with a non-empty "question" is needed')
+        if not storable(row["question"]):
+            # The search sends the question to PostgreSQL as text, which cannot hold these.
+            raise QuestionsError(f"line {number}: the question may not hold NUL bytes or lone surrogates")
         memories, turns = row.get("memories", []), row.get("turns", [])
         if not isinstance(memories, list) or not isinstance(turns, list) or not (memories or turns):
             raise QuestionsError(f'line {number}: "memories" and/or "turns" must list what answers the question')

@@ -3,6 +3,7 @@
 import json
 import re
 
+import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.dashboard.conftest import logged_in
@@ -62,3 +63,37 @@ def test_the_page_is_in_the_navigation(alice):
     page = logged_in(alice).get("/evaluate/")
     assert page.status_code == 200
     assert 'data-nav="eval"' in page.content.decode()
+
+
+UNSEARCHABLE = "the question may not hold NUL bytes or lone surrogates"
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (
+            json.dumps({"question": "\ud800", "memories": ["x"]}),
+            "line 2: the question may not hold NUL bytes or lone surrogates",
+        ),
+        (
+            json.dumps({"question": "a\x00b", "memories": ["x"]}),
+            "line 2: the question may not hold NUL bytes or lone surrogates",
+        ),
+        ("1" * 5000, "line 2: not JSON (a number of more than 4300 digits)"),
+        ("[" * 100_000, "line 2: not JSON (nested too deeply)"),
+    ],
+)
+def test_a_line_that_cannot_be_searched_is_a_400_naming_it(alice, line, problem):
+    # given a file whose first line is good and whose second cannot be read or searched
+    MemoryFactory(owner=alice, content="x")
+    body = json.dumps({"question": "y", "memories": ["x"]}) + "\n" + line
+    upload = SimpleUploadedFile("questions.jsonl", body.encode(), content_type="application/jsonl")
+
+    # when alice uploads it
+    page = logged_in(alice).post("/evaluate/", {"questions": upload})
+
+    # then the page says what is wrong with which line, and shows no report
+    assert page.status_code == 400
+    html = page.content.decode()
+    assert f"questions.jsonl: {problem}" in html
+    assert 'id="eval-report"' not in html

@@ -91,6 +91,20 @@ def test_staff_switch_owner(alice, staff_client):
     assert staff_client.get("/?owner=nobody").status_code == 404
 
 
+def test_the_memory_list_with_an_agent_postgresql_cannot_hold_says_so_and_lists_unfiltered(alice, alice_client):
+    # given alice's memories
+    scene(alice)
+
+    # when she opens the memory list for an agent whose name holds a NUL byte
+    page = alice_client.get("/memories/", {"agent": "a\x00b"})
+
+    # then the page says what is wrong and lists her memories without that filter, as for a bad q or group
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert '<li class="msg-error">agent must be text of at most 100 characters</li>' in html
+    assert "Drinks green tea every morning" in html
+
+
 def test_memory_text_is_escaped_everywhere(alice, alice_client):
     data = scene(alice)
     evil = memory_create(owner=alice, draft=MemoryDraft(content=XSS, category="fact"), actor="test")

@@ -59,6 +59,7 @@ def test_new_chat_ends_the_session_and_its_memories_are_extracted(
         {"message": "  "},
         {"message": 5},
         {"message": "a\x00"},
+        {"message": "\ud800"},
         {"message": "x" * 9000},
         {"message": "hi", "session_id": 3},
     ],
@@ -66,7 +67,8 @@ def test_new_chat_ends_the_session_and_its_memories_are_extracted(
 def test_bad_chat_input_is_400(alice_client, body):
     response = post(alice_client, "/dashboard/api/chat/send/", body)
     assert response.status_code == 400, response.content
-    assert ConversationTurn.objects.count() == 0
+    assert response.json()["error"]["code"] == "invalid"
+    assert (ChatSession.objects.count(), ConversationTurn.objects.count()) == (0, 0)
 
 
 def test_unknown_session_is_404(alice_client):

@@ -103,6 +103,7 @@ def test_search_in_a_status_search_never_returns_filters_by_text(alice, alice_cl
         {"max_strength": "nan"},
         {"cursor": "garbage"},
         {"source": "web"},
+        {"agent": "a\x00b"},
     ],
 )
 def test_bad_parameters_are_400_with_a_reason(alice_client, params):
@@ -128,19 +129,55 @@ def test_patch_edits_and_records_history(alice, alice_client):
     [
         {"content": ""},
         {"content": "a\x00b"},
+        {"content": "\ud800"},
+        {"subject": "\ud800"},
+        {"predicate": "a\udfffb"},
         {"content": 5},
         {"category": "x"},
         {"importance": 3},
         {"importance": True},
+        {"importance": 10**400},
         {"strength": 1},
         {"owner": 1},
     ],
 )
 def test_bad_edits_are_400(alice, alice_client, body):
+    # given alice's memory and its history
     tea = scene(alice)["tea"]
+    events = MemoryEvent.objects.filter(memory=tea).count()
+
+    # when she sends an edit it cannot take
     response = send(alice_client, "patch", f"/dashboard/api/memories/{tea.pk}/", body)
+
+    # then it is a 400 with the error shape, and the memory and its history are as they were
     assert response.status_code == 400, response.content
-    assert Memory.objects.get(pk=tea.pk).content == tea.content
+    assert response.json()["error"]["code"] == "invalid"
+    stored = Memory.objects.get(pk=tea.pk)
+    assert (stored.content, stored.subject, stored.predicate, stored.importance, stored.version) == (
+        tea.content,
+        tea.subject,
+        tea.predicate,
+        tea.importance,
+        tea.version,
+    )
+    assert MemoryEvent.objects.filter(memory=tea).count() == events
+
+
+def test_an_edit_and_action_with_unstorable_text_is_400_and_changes_nothing(alice, alice_client):
+    # given alice's memory and its history
+    tea = scene(alice)["tea"]
+    events = MemoryEvent.objects.filter(memory=tea).count()
+
+    # when she pins it with a subject holding a lone surrogate (JSON "\ud800")
+    url = f"/dashboard/api/memories/{tea.pk}/action/"
+    response = send(alice_client, "post", url, {"changes": {"subject": "\ud800"}, "action": "pin"})
+
+    # then it is a 400 naming the field, and the memory is neither edited nor pinned
+    assert response.status_code == 400, response.content
+    assert response.json()["error"]["message"] == "subject must be text without NUL bytes or lone surrogates."
+    stored = Memory.objects.get(pk=tea.pk)
+    assert (stored.subject, stored.pinned, stored.version) == (tea.subject, False, tea.version)
+    assert MemoryEvent.objects.filter(memory=tea).count() == events
 
 
 def test_malformed_json_is_400(alice, alice_client):
