@@ -11,7 +11,6 @@ from django.urls import Resolver404, resolve
 
 from analytics.models import RequestKind
 from analytics.services import request_record
-from memory_project.text import storable
 
 logger = logging.getLogger(__name__)
 
@@ -40,14 +39,6 @@ def _kind(match, method: str) -> str:
 
 
 def _agent(request) -> str:
-    """The agent a request names, or "" when it names none the views would accept as text: one
-    buffered row that PostgreSQL cannot hold (a NUL byte, a lone surrogate) failed the whole batch,
-    every owner's counts with it."""
-    agent = _named_agent(request)
-    return agent if storable(agent) else ""
-
-
-def _named_agent(request) -> str:
     agent = request.GET.get("agent", "")
     if agent or request.method not in ("POST", "PUT", "PATCH"):
         return agent

@@ -21,6 +21,7 @@ from analytics.models import BUCKETS, LATENCY_BOUNDS_MS, RequestDaily, RequestSt
 from erasure.models import ErasureReceipt
 from memory_project.background import background_send
 from memory_project.batching import BatchBuffer
+from memory_project.text import storable
 
 logger = logging.getLogger(__name__)
 
@@ -52,7 +53,11 @@ def request_record(*, owner_id: int, agent: str, kind: str, ms: float, error: bo
         row[4][_bucket(ms)] += 1
         return row
 
-    _buffer.add((int(owner_id), agent[:100], timezone.now().date().isoformat(), kind), add)
+    # The agent comes as the request named it, before any view checked it: one buffered row that
+    # PostgreSQL text cannot hold (a NUL byte, a lone surrogate) failed the whole batch, and every
+    # owner's counts in it were lost. Such a request is counted without an agent.
+    agent = agent[:100] if storable(agent) else ""
+    _buffer.add((int(owner_id), agent, timezone.now().date().isoformat(), kind), add)
 
 
 def _take() -> list[list]:
