@@ -133,14 +133,22 @@ def _command(text: str) -> tuple[str | None, str]:
     return head.split("@", 1)[0].lower(), rest.strip()
 
 
+def _telegram_id(value) -> int | None:
+    """A user or chat id as the Bot API sends it (at most 52 bits, negative for groups); None for
+    anything else, which would not fit the 64-bit columns it is looked up in."""
+    if isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63:
+        return value
+    return None
+
+
 def _handle(update: dict, replies: list) -> str:
     message = update.get("message")
     if not isinstance(message, dict):
         return "ignored"
     sender = message.get("from") if isinstance(message.get("from"), dict) else {}
     chat = message.get("chat") if isinstance(message.get("chat"), dict) else {}
-    user_id, chat_id = sender.get("id"), chat.get("id")
-    if not isinstance(user_id, int) or not isinstance(chat_id, int) or sender.get("is_bot"):
+    user_id, chat_id = _telegram_id(sender.get("id")), _telegram_id(chat.get("id"))
+    if user_id is None or chat_id is None or sender.get("is_bot"):
         return "ignored"
     raw = message.get("text") if isinstance(message.get("text"), str) else ""
     shared = _shared_file(message)

@@ -135,6 +135,19 @@ def test_malformed_updates_are_400(bot, body):
     assert TelegramUpdate.objects.count() == 0
 
 
+@pytest.mark.parametrize(("user_id", "chat_id"), [(2**63, CHAT_ID), (USER_ID, -(2**63) - 1), (True, CHAT_ID)])
+def test_an_update_from_an_id_no_telegram_account_can_have_is_ignored(linked, bot, say, user_id, chat_id):
+    # when an update names a sender or chat outside the 64-bit ids Telegram gives out
+    response = say("Remember that my PIN is 1234", user_id=user_id, chat_id=chat_id)
+
+    # then it is acknowledged and recorded as ignored, nobody is answered and nothing is stored
+    assert response.status_code == 200
+    update = TelegramUpdate.objects.get()
+    assert (update.status, update.outcome, update.attempts) == ("done", "ignored", 1)
+    assert bot.calls == []
+    assert (ChatSession.objects.count(), ConversationTurn.objects.count(), Memory.objects.count()) == (0, 0, 0)
+
+
 def test_an_unlinked_user_gets_the_clear_reply_and_nothing_is_stored(bot, say):
     # when a stranger writes to the bot
     response = say("Remember that my PIN is 1234", user_id=999, chat_id=999)
