@@ -162,16 +162,15 @@ def _update_reason(content: str, existing: Memory, similarity: float, min_simila
     new_terms = updates.key_terms(update.new) if update.new else set()
     if new_terms and new_terms <= existing_terms:
         return ""  # the old memory already states the new value
-    if (
-        update.old
-        and updates.names(update.old, existing.content)
-        and not updates.other_relation(update.old, existing.content)
-    ):
-        return f'knowledge update: "{update.old}" no longer holds'
-    slot = update.slot or (updates.slot_of(content) if update.kind != "stop" else "")
+    if update.old and updates.names(update.old, existing.content):
+        if update.kind == "leave" and updates.slot_of(existing.content) in ("employer", "residence"):
+            return f'knowledge update: left "{update.old}"'
+        if not updates.other_relation(update.old, existing.content):
+            return f'knowledge update: "{update.old}" no longer holds'
+    slot = update.slot or (updates.slot_of(content) if update.kind not in ("stop", "leave") else "")
     if slot and updates.slot_of(existing.content) == slot:
         return f"knowledge update: new {slot} {update.new or content!r}"
-    if update.kind == "stop":
+    if update.kind in ("stop", "leave"):
         return ""
     new_domain = updates.domain(update.new or content)
     same_domain = bool(new_domain) and new_domain == updates.domain(existing.content)

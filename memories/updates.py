@@ -48,9 +48,15 @@ def same_facts(a: str, b: str) -> bool:
     return values(a) == values(b) and negated(a) == negated(b)
 
 
+# What says a value is the current one without changing which thing it is: "new home address".
+_QUALIFIER = re.compile(r"\b(?:new|current|latest|updated|now|nowadays|currently)\b\s*", re.I)
+# A clause of its own after the statement ("…, they just moved"): why, not what.
+_AFTERTHOUGHT = re.compile(r"\s*[,;]\s+(?:they|we|he|she|i)\b.*$", re.I)
+
+
 def frame(text: str) -> str:
     """The sentence with its values masked: "server <v> has ip address <v>"."""
-    masked = _NUMBERISH.sub("<v>", text)
+    masked = _NUMBERISH.sub("<v>", _QUALIFIER.sub("", _AFTERTHOUGHT.sub("", text)))
     words = masked.split()
     if len(words) > 1:
         masked = words[0] + " " + _NAME.sub("<v>", " ".join(words[1:]))
@@ -217,8 +223,9 @@ def head_verb(text: str) -> str:
         if word in _NOT_NAMES or word in ("now", "only", "mostly", "usually", "always"):
             continue
         return stem(word)
-    body = text.replace("用户", "")
-    for zh in ("喝", "吃", "住", "用", "在", "玩", "听", "看", "开"):
+    # 在 of 现在 ("now"), 正在, 实在 is no verb.
+    body = re.sub(r"用户|现在|正在|实在|存在", "", text)
+    for zh in ("喝", "吃", "住", "用", "在", "玩", "听", "看", "开", "喜欢", "爱"):
         if zh in body:
             return zh
     return ""
@@ -229,7 +236,7 @@ class Update:
     """A statement that something changed. `old` is what no longer holds ("" when unnamed), `new` what
     holds now ("" for a plain stop), `slot` what changed when the verb says it ("residence", "employer")."""
 
-    kind: str  # stop | switch | now
+    kind: str  # stop | leave | switch | now
     old: str = ""
     new: str = ""
     slot: str = ""
@@ -289,7 +296,12 @@ _CUES = [
         "switch",
         "residence",
     ),
-    _cue(r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>.+)", "switch", "residence", flags=0),
+    _cue(
+        r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>.+?)(?:住|居住|生活|定居)?了?$",
+        "switch",
+        "residence",
+        flags=0,
+    ),
     _cue(
         r"\b(?:joined|joins|started (?:a new job |working )?at|now works (?:at|for)|started working for|"
         r"took a (?:new )?job at|was hired by|got a job at)\s+(?P<new>.+)",
@@ -297,12 +309,27 @@ _CUES = [
         "employer",
     ),
     _cue(r"(?:跳槽到了?|入职了?|加入了?|去了)(?P<new>.+?)(?:工作|上班)?$", "switch", "employer", flags=0),
-    _cue(r"(?:换成了?|改成了?|改为|改用了?|换用了?)(?P<new>.+)", "switch", flags=0),
+    _cue(r"(?:换成了?|改成了?|改为|改用了?|换用了?|改(?:喝|吃|抽|穿|玩|听|看|开|去)了?)(?P<new>.+)", "switch", flags=0),
+    # Leaving an employer or a place ends working or living there (and nothing else said of it).
+    _cue(
+        r"\b(?:left|leaves|quit)\s+(?:(?:my|his|her|their)\s+(?:job|position|role)\s+at\s+)?"
+        r"(?P<old>[A-Z][\w&.'-]*(?:\s+[A-Z][\w&.'-]*)*)",
+        "leave",
+        flags=0,
+    ),
+    _cue(r"从(?P<old>[^，。,]+?)离职|离开了?(?P<old2>[^，。,]+?)(?:公司)?(?=[，。,]|了?$)", "leave", flags=0),
     _cue(
         r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|dropped|ditched)\s+(?P<old>.+)",
         "stop",
     ),
     _cue(r"\bno longer\s+(?P<old>.+)", "stop"),
+    # "I changed my phone number, the new one is …", "我换了手机号": the old value of it no longer holds.
+    _cue(
+        r"\b(?:changed|changes|replaced)\s+(?:my|his|her|their)\s+(?!mind\b)(?P<old>[a-z][a-z -]{2,30}?)"
+        r"(?=\s*[,.;]|\s+(?:and|because|last|this|in|on|after|to)\b|$)",
+        "switch",
+    ),
+    _cue(r"换了(?!一)(?P<old>[^，。,了]{2,8}?)(?=[，。,]|$)", "switch", flags=0),
     _cue(
         r"\b(?:doesn't|does not|don't|do not|isn't|is not|aren't|are not|won't|can't|cannot)\s+(?P<old>.+?)\s+"
         r"(?:anymore|any more|any longer|these days|nowadays)\b",
@@ -315,7 +342,7 @@ _CUES = [
         r"\b(?:now|nowadays|these days|currently|from now on)\b|\bonly\s+\w+s?\b.*\b(?:now|these days|nowadays)\b",
         "now",
     ),
-    _cue(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只)|如今|这些天只|最近只", "now", flags=0),
+    _cue(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只|在)|如今|这些天只|最近只", "now", flags=0),
 ]
 
 
@@ -333,9 +360,17 @@ def _clean(value: str) -> str:
     return _TRAILER.sub("", value.strip()).strip(" ,.;!。，")
 
 
-_RESIDENCE = re.compile(r"\b(?:lives?|living|resides?|based|moved|relocated|home)\b|住|搬", re.I)
+_RESIDENCE = re.compile(r"\b(?:lives?|living|resides?|based|moved|relocated|home)\b|住|搬|(?<!老)家在", re.I)
 _EMPLOYER = re.compile(
-    r"\b(?:works?|working|employed) (?:at|for)\b|\b(?:job at|joined|hired by)\b|在.+(?:工作|上班)|入职|跳槽", re.I
+    r"\b(?:works?|working|employed) (?:at|for)\b|\b(?:job at|joined|hired by)\b|在.+(?:工作|上班)|入职|跳槽"
+    # "在字节跳动做产品经理": a role somewhere (not cooking at home).
+    r"|在(?!家)[^，。]{2,12}(?:当|任|做)(?!饭|菜|作业|运动|家务)",
+    re.I,
+)
+# "is an auditor at Deloitte": a role at a named organisation.
+_ROLE_AT = re.compile(
+    r"\b(?:is|am|are)\s+(?:an?\s+)?(?!(?:an?|regular|customer|guest|member|patient|visitor)\b)[a-z][\w-]*"
+    r"(?:\s+[a-z][\w-]*)?\s+(?:at|for)\s+[A-Z]"
 )
 
 
@@ -347,7 +382,12 @@ def update_of(text: str) -> Update | None:
         if m:
             found = m.groupdict()
             slot = cue.slot(m.group(0)) if callable(cue.slot) else cue.slot
-            return Update(cue.kind, old=_clean(found.get("old") or ""), new=_clean(found.get("new") or ""), slot=slot)
+            return Update(
+                cue.kind,
+                old=_clean(found.get("old") or found.get("old2") or ""),
+                new=_clean(found.get("new") or ""),
+                slot=slot,
+            )
     return Update("now") if exclusive(lowered) else None
 
 
@@ -355,20 +395,24 @@ def update_of(text: str) -> Update | None:
 _EN_NOW_ONLY = re.compile(
     r"\b(?:these days|nowadays|now)\b.*\bonly\b|\bonly\b.*\b(?:these days|nowadays|now)\b"
     # "only drinks green tea": a habit with one value excludes the others, whenever it was said.
-    r"|\bonly (?:drinks?|eats?|uses?|wears?|reads?|listens? to|watches|plays?|takes?|buys?|cooks?)\b",
+    r"|\bonly (?:drinks?|eats?|uses?|wears?|reads?|listens? to|watches|plays?|takes?|buys?|cooks?)\b"
+    # "now prefers …": a preference stated as the current one displaces the one it was compared with.
+    r"|\b(?:now|these days|nowadays)\s+prefers?\b|\bprefers?\b.*\b(?:now|these days|nowadays)\b",
     re.I,
 )
 
 
 def exclusive(text: str) -> bool:
-    """ "these days only …", "现在只…": the new value is the only one."""
-    return bool(_EN_NOW_ONLY.search(text) or re.search(r"现在只|现在每天只|这些天只|最近只|现在一般只", text))
+    """ "these days only …", "现在只…", "现在更喜欢…": the new value is the only one."""
+    return bool(
+        _EN_NOW_ONLY.search(text) or re.search(r"(?:现在|如今|最近)(?:每天|一般)?(?:只|更喜欢|更爱)|这些天只", text)
+    )
 
 
 def slot_of(text: str) -> str:
     if _RESIDENCE.search(text):
         return "residence"
-    if _EMPLOYER.search(text):
+    if _EMPLOYER.search(text) or _ROLE_AT.search(text):
         return "employer"
     return ""
 

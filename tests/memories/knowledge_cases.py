@@ -14,6 +14,20 @@ UPDATES = [
     ("用户特别喜欢吃辣", "用户现在不吃辣了"),  # 特别 "especially" is not a negation
     ("用户每天抽烟", "用户戒了烟"),
     ("用户用vim写代码", "用户从vim换成了VS Code"),
+    # Written after a held-out probe (bench/knowledge_updates.py's last group) found them missed.
+    ("User works at HSBC as an analyst", "User left HSBC"),
+    ("User uses Twitter every day", "User quit Twitter"),
+    ("User's phone number is 555-0134", "User changed their phone number, the new one is 555-0199"),
+    ("用户在华为上班", "用户从华为离职了"),
+    ("用户的家在南京", "用户已经搬去广州住了"),
+    ("用户的手机号是13800001111", "用户换了手机号，新号码是13900002222"),
+]
+
+# (old state, an update whose words need the two statements to be close: a value or a habit changed)
+CLOSE_UPDATES = [
+    ("User's home address is 12 Oak Street", "User's new home address is 48 Pine Avenue, they just moved"),
+    ("用户早餐一般喝牛奶", "用户现在早餐改喝豆浆了"),
+    ("用户喜欢看恐怖片", "用户现在更喜欢看纪录片"),
 ]
 
 # (a memory, a statement that neither replaces nor repeats it)
@@ -24,4 +38,6 @@ KEPT = [
     ("User quit their job at the bank", "User loves hiking"),
     ("User drinks green tea", "User moved to Lisbon"),
     ("User owns a small coffee shop in Porto", "User quit coffee"),
+    ("User lives in Paris", "User left the party early"),
+    ("User likes Tom, his neighbour", "User likes Anna, her colleague"),
 ]

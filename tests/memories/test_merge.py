@@ -9,7 +9,7 @@ from memories.drafts import MemoryDraft
 from memories.merge import Neighbourhood, decide
 from memories.models import Memory
 from memory_project.text import content_hash
-from tests.memories.knowledge_cases import KEPT, UPDATES
+from tests.memories.knowledge_cases import CLOSE_UPDATES, KEPT, UPDATES
 
 
 def memory(content: str, **fields) -> Memory:
@@ -333,6 +333,19 @@ REASONS = {
     "用户现在不吃辣了": 'knowledge update: "吃辣" no longer holds',
     "用户戒了烟": 'knowledge update: "烟" no longer holds',
     "用户从vim换成了VS Code": 'knowledge update: "vim" no longer holds',
+    "User left HSBC": 'knowledge update: left "HSBC"',
+    "User quit Twitter": 'knowledge update: "Twitter" no longer holds',
+    "User changed their phone number, the new one is 555-0199": 'knowledge update: "phone number" no longer holds',
+    "用户从华为离职了": 'knowledge update: left "华为"',
+    "用户已经搬去广州住了": "knowledge update: new residence '广州'",
+    "用户换了手机号，新号码是13900002222": 'knowledge update: "手机号" no longer holds',
+}
+
+# Why each update of CLOSE_UPDATES supersedes its old state once the two are close.
+CLOSE_REASONS = {
+    "User's new home address is 48 Pine Avenue, they just moved": "knowledge update: new value for the same thing",
+    "用户现在早餐改喝豆浆了": 'knowledge update: switched to "豆浆"',
+    "用户现在更喜欢看纪录片": "knowledge update: the habit changed",
 }
 
 
@@ -346,6 +359,18 @@ def test_an_update_cue_supersedes_the_old_state(old, new):
 
     # then the old state is superseded, with the cue as the reason
     assert (decision.action, decision.superseded) == ("delete", ((existing, REASONS[new]),))
+
+
+@pytest.mark.parametrize(("old", "new"), CLOSE_UPDATES)
+def test_a_new_value_or_habit_supersedes_a_close_old_state(old, new):
+    # given the old state, above the contradiction threshold (0.55) but below a duplicate's
+    existing = memory(old)
+
+    # when the update is written
+    decision = decided(new, around((existing, 0.7)))
+
+    # then the old state is superseded, with what changed as the reason
+    assert (decision.action, decision.superseded) == ("delete", ((existing, CLOSE_REASONS[new]),))
 
 
 @pytest.mark.parametrize(("first", "second"), KEPT)

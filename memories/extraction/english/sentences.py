@@ -42,7 +42,9 @@ from memories.providers.llm_types import CandidateMemory
 _LEAD_FILLER = re.compile(
     r"^(?:(?:well|so|oh+|o+h|ah+|aw+|wow|yay|phew|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|"
     r"anyways|um|uh|yeah|yes|heads up|update|good news|big news|"
-    r"just so you know|for your information|guess what)"
+    r"just so you know|for your information|guess what|"
+    # "Reminder: I am lactose intolerant" restates a fact; "Reminder: call mom" stays a todo.
+    r"(?:just a |as a |friendly )?reminder(?=\s*[,:;—–-]*\s+(?:i am|i'm|i have|i've|my)\b))"
     r"\s*[,!.:;—–-]*\s+)+",
     re.I,
 )

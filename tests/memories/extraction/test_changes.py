@@ -52,6 +52,8 @@ from tests.memories.extraction.builders import brief, user_says
         ("我从杭州搬到了深圳。", ("用户从杭州搬到了深圳", "fact", 0.8, "residence", "lives in", "深圳")),
         ("我现在只喝绿茶。", ("用户现在只喝绿茶", "preference", 0.8, "", "", "")),
         ("我跳槽到了腾讯。", ("用户跳槽到了腾讯", "fact", 0.8, "employer", "works at", "腾讯")),
+        ("我已经搬去广州住了。", ("用户已经搬去广州住了", "fact", 0.8, "residence", "lives in", "广州")),
+        ("我现在早餐改喝豆浆了。", ("用户现在早餐改喝豆浆了", "preference", 0.8, "", "", "")),
     ],
 )
 def test_a_statement_of_change_becomes_one_memory_with_its_cue(line, expected):
@@ -70,3 +72,52 @@ def test_a_sentiment_that_stopped_keeps_its_opinion_slot():
 
     # then the sentiment rule fills the opinion slot, so it replaces "likes jazz" by slot
     assert brief(candidate) == ("User doesn't like jazz", "preference", 0.6, "jazz", "opinion", "dislikes")
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("我现在早餐改喝豆浆了，不喝牛奶了。", ["用户现在早餐改喝豆浆了", "用户不喝牛奶了"]),
+        ("我以前喜欢看恐怖片，现在更喜欢看纪录片。", ["用户现在更喜欢看纪录片"]),
+    ],
+)
+def test_a_chinese_clause_without_its_own_subject_is_a_statement_of_the_first_ones(line, expected):
+    # given one sentence whose second clause drops the subject (a habit given up, what is liked now)
+    # when it is extracted
+    candidates = extract_candidates(user_says(line), [])
+
+    # then each clause that states something is a memory of the user (the past one is not kept)
+    assert [c.content for c in candidates] == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "Reminder: I am lactose intolerant.",
+            ("User is lactose intolerant", "fact", 0.8, "diet", "is", "lactose intolerant"),
+        ),
+        (
+            "Just a reminder, my blood type is O negative.",
+            ("User's blood type is O negative", "fact", 0.6, "blood type", "is", "O negative"),
+        ),
+        (
+            "Reminder: call the dentist on Friday.",
+            (
+                "User has a todo: call the dentist on Friday (2026-03-13)",
+                "todo",
+                0.6,
+                "call the dentist",
+                "due",
+                "2026-03-13",
+            ),
+        ),
+    ],
+)
+def test_a_reminder_of_a_fact_is_the_fact_and_a_reminder_of_a_task_a_todo(line, expected):
+    # given a user turn labelled "reminder"
+    # when it is extracted
+    candidates = extract_candidates(user_says(line), [])
+
+    # then a first-person statement after the label is a fact, anything else a todo
+    assert [brief(c) for c in candidates] == [expected]
