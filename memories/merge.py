@@ -167,7 +167,8 @@ def _update_reason(content: str, existing: Memory, similarity: float, min_simila
             return f'knowledge update: left "{update.old}"'
         if not updates.other_relation(update.old, existing.content):
             return f'knowledge update: "{update.old}" no longer holds'
-    slot = update.slot or (updates.slot_of(content) if update.kind not in ("stop", "leave") else "")
+    # Leaving one place or employer for another ("离开武汉了，现在回长沙住") names the new one's slot.
+    slot = update.slot or (updates.slot_of(content) if update.kind != "stop" else "")
     if slot and updates.slot_of(existing.content) == slot:
         return f"knowledge update: new {slot} {update.new or content!r}"
     if update.kind in ("stop", "leave"):

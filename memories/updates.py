@@ -304,7 +304,8 @@ _CUES = [
     ),
     _cue(
         r"\b(?:joined|joins|started (?:a new job |working )?at|now works (?:at|for)|started working for|"
-        r"took a (?:new )?job at|was hired by|got a job at)\s+(?P<new>.+)",
+        r"took an? [\w -]{0,30}?job (?:as [\w -]+? )?at|was hired by|got a job at|"
+        r"accepted (?:an|a|the) (?:job )?offer from)\s+(?P<new>.+)",
         "switch",
         "employer",
     ),
@@ -317,12 +318,14 @@ _CUES = [
         "leave",
         flags=0,
     ),
-    _cue(r"从(?P<old>[^，。,]+?)离职|离开了?(?P<old2>[^，。,]+?)(?:公司)?(?=[，。,]|了?$)", "leave", flags=0),
+    _cue(r"从(?P<old>[^，。,]+?)离职|离开了?(?P<old2>[^，。,了]+?)(?:公司)?(?=了?[，。,]|了?$)", "leave", flags=0),
     _cue(
         r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|dropped|ditched)\s+(?P<old>.+)",
         "stop",
     ),
     _cue(r"\bno longer\s+(?P<old>.+)", "stop"),
+    # "done with the Kindle", "off sushi now": what is said to be over.
+    _cue(r"\b(?:is|am|are)\s+(?:so\s+|totally\s+|completely\s+)?(?:done with|through with|off)\s+(?P<old>.+)", "stop"),
     # "I changed my phone number, the new one is …", "我换了手机号": the old value of it no longer holds.
     _cue(
         r"\b(?:changed|changes|replaced)\s+(?:my|his|her|their)\s+(?!mind\b)(?P<old>[a-z][a-z -]{2,30}?)"
@@ -336,13 +339,13 @@ _CUES = [
         "stop",
     ),
     _cue(r"\bnot\s+(?P<old>.+?)\s+(?:anymore|any more|any longer)\b", "stop"),
-    _cue(r"(?:不再|再也不|已经不|戒掉了?|戒了)(?P<old>.+)", "stop", flags=0),
+    _cue(r"(?:不再|再也不|已经不|早就不|戒掉了?|戒了)(?P<old>.+)", "stop", flags=0),
     _cue(r"不(?P<old>[\u4e00-\u9fff].+?)了$", "stop", flags=0),
     _cue(
         r"\b(?:now|nowadays|these days|currently|from now on)\b|\bonly\s+\w+s?\b.*\b(?:now|these days|nowadays)\b",
         "now",
     ),
-    _cue(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只|在)|如今|这些天只|最近只", "now", flags=0),
+    _cue(r"现在(?:只|都|改|更喜欢|更爱|每天只|一般只|在|住)|如今|这些天只|最近只", "now", flags=0),
 ]
 
 

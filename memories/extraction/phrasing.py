@@ -46,7 +46,9 @@ def split_sentences(text: str) -> list[str]:
 _EN_CLAUSE = re.compile(
     r"\s*[,;]?\s+(?:and|but|so|also|plus|though|although|because|while)\s+"
     r"(?=(?:(?:these days|nowadays|now|lately),?\s+)?(?:i|i'm|i've|i'll|i'd|my|we|we're)\b)"
-    r"|\s*[,;]\s+(?=(?:i|i'm|i've|i'll|i'd|my)\s)",
+    r"|\s*[,;]\s+(?=(?:i|i'm|i've|i'll|i'd|my)\s)"
+    # "Groceries got so expensive — my budget is $150 now": a dash before a statement of the user's own.
+    r"|\s+[—–-]{1,2}\s+(?=(?:i|i'm|i've|my|we|we're|our)\s)",
     re.I,
 )
 _ZH_CLAUSE = re.compile(
@@ -75,7 +77,7 @@ def split_clauses(sentence: str) -> list[str]:
             # A short lead-in with no subject ("比起茶，我更喜欢咖啡", "明天，我要…") belongs to the next clause.
             pending += piece + "，"
             continue
-        if chinese and out and not piece.startswith("我") and not _ZH_REQUEST_LEAD.match(piece):
+        if chinese and (out or pending) and not piece.startswith("我") and not _ZH_REQUEST_LEAD.match(piece):
             # "我住在杭州，平时喜欢喝绿茶": the second clause shares the first one's subject.
             piece = "我" + piece
         out.append(pending + piece)

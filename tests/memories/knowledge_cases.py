@@ -21,6 +21,12 @@ UPDATES = [
     ("用户在华为上班", "用户从华为离职了"),
     ("用户的家在南京", "用户已经搬去广州住了"),
     ("用户的手机号是13800001111", "用户换了手机号，新号码是13900002222"),
+    # Written after a third, independent probe (30 scenarios by a helper that never saw the rules).
+    ("User is a nurse at St. Mary's Hospital", "User is done with hospital work"),
+    ("User is a big fan of sushi", "User is off sushi now"),
+    ("User works at Shopify", "User accepted an offer from Atlassian"),
+    ("用户每天早上都会冥想二十分钟", "用户早就不冥想了"),
+    ("用户住在学校宿舍", "用户已经毕业离开武汉了，现在回长沙老家住"),
 ]
 
 # (old state, an update whose words need the two statements to be close: a value or a habit changed)
@@ -40,4 +46,6 @@ KEPT = [
     ("User owns a small coffee shop in Porto", "User quit coffee"),
     ("User lives in Paris", "User left the party early"),
     ("User likes Tom, his neighbour", "User likes Anna, her colleague"),
+    ("User loves coffee", "User is done with the project"),
+    ("User lives in Berlin", "User is off work today"),
 ]

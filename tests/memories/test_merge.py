@@ -339,6 +339,11 @@ REASONS = {
     "用户从华为离职了": 'knowledge update: left "华为"',
     "用户已经搬去广州住了": "knowledge update: new residence '广州'",
     "用户换了手机号，新号码是13900002222": 'knowledge update: "手机号" no longer holds',
+    "User is done with hospital work": 'knowledge update: "hospital work" no longer holds',
+    "User is off sushi now": 'knowledge update: "sushi" no longer holds',
+    "User accepted an offer from Atlassian": "knowledge update: new employer 'Atlassian'",
+    "用户早就不冥想了": 'knowledge update: "冥想" no longer holds',
+    "用户已经毕业离开武汉了，现在回长沙老家住": "knowledge update: new residence '用户已经毕业离开武汉了，现在回长沙老家住'",
 }
 
 # Why each update of CLOSE_UPDATES supersedes its old state once the two are close.

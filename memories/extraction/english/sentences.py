@@ -42,7 +42,8 @@ from memories.providers.llm_types import CandidateMemory
 _LEAD_FILLER = re.compile(
     r"^(?:(?:well|so|oh+|o+h|ah+|aw+|wow|yay|phew|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|"
     r"anyways|um|uh|yeah|yes|heads up|update|good news|big news|"
-    r"just so you know|for your information|guess what|"
+    r"just so you know|for your information|guess what|honestly|frankly|to be honest|tbh|funny thing|fun fact|"
+    r"quick update(?: on my end)?|big news|"
     # "Reminder: I am lactose intolerant" restates a fact; "Reminder: call mom" stays a todo.
     r"(?:just a |as a |friendly )?reminder(?=\s*[,:;—–-]*\s+(?:i am|i'm|i have|i've|my)\b))"
     r"\s*[,!.:;—–-]*\s+)+",
@@ -245,11 +246,41 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
         candidate = extract(clause, ctx)
         if candidate is not None:
             return candidate
-    if ctx.explicit or ctx.correction:
-        # "Nah, I haven't" is an answer, not a statement to keep: a fact needs a few words.
-        if re.match(r"^(?:i|my|we|our|i'm|i've)\b", clause, re.I) and len(clause.split()) >= 4:
+    # "Nah, I haven't" is an answer, not a statement to keep: a fact needs a few words.
+    if re.match(r"^(?:i|my|we|our|i'm|i've)\b", clause, re.I) and len(clause.split()) >= 4:
+        if ctx.explicit or ctx.correction or (_CHANGED.search(clause) and not _MOMENT.search(clause)):
             return _generic_statement(clause, ctx, "fact", MEDIUM)
+    # "Since March I've been teaching at Fairview": when the change is said first, the statement follows it.
+    m = _CHANGE_FIRST.match(clause)
+    if m and len(m["rest"].split()) >= 4 and not _MOMENT.search(clause):
+        since = m["since"].strip(" ,")
+        return _generic_statement(f"{m['rest']} {since[0].lower()}{since[1:]}", ctx, "fact", MEDIUM)
     return None
+
+
+# What says that something about the user changed, whatever the verb: such a statement is kept even
+# when no rule knows the verb, since the memory it makes stale would otherwise be served as current.
+_CHANGED = re.compile(
+    r"\b(?:now|these days|nowadays|anymore|any more|no longer|since (?:last|this|early|late|\w+ \d{4}|"
+    r"january|february|march|april|may|june|july|august|september|october|november|december|then)|"
+    r"from now on|(?:have|has|'ve) (?:become|started|switched|moved|changed)|became|gone back to|went back to|"
+    r"done with|is history|accepted (?:an|a|the) (?:job )?offer|new job|took (?:a|an) [\w -]{0,30}?job)\b",
+    re.I,
+)
+# How one is right now ("I'm so tired now", "I'm at the airport now"): a moment, not a change.
+_MOMENT = re.compile(
+    r"\b(?:right now|just now|today|tonight|this (?:morning|afternoon|evening)|at the moment|on my way|"
+    r"fine|okay|ok|alright|all set|ready|better|tired|sleepy|hungry|thirsty|bored|busy|stressed|exhausted|excited|"
+    r"nervous|sick|at the (?:airport|office|gym|"
+    r"station|doctor's|store|mall|beach|park)|in a meeting|driving|waiting|stuck)\b",
+    re.I,
+)
+_CHANGE_FIRST = re.compile(
+    r"^(?:[\w' ]{1,20},\s+)?"
+    r"(?P<since>(?:ever )?since (?:last |this |early |late )?[\w ]{2,20}?,?|from now on,?|these days,?|nowadays,?)\s+"
+    r"(?P<rest>(?:i|i am|i have|we|we are|we have|my|our)\b.+)$",
+    re.I,
+)
 
 
 _CLAUSE_RULES: list[ClauseRule] = [

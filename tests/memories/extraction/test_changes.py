@@ -121,3 +121,55 @@ def test_a_reminder_of_a_fact_is_the_fact_and_a_reminder_of_a_task_a_todo(line, 
 
     # then a first-person statement after the label is a fact, anything else a todo
     assert [brief(c) for c in candidates] == [expected]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("Honestly I'm off sushi now.", ["User is off sushi now"]),
+        ("I'm done with the Kindle, honestly.", ["User is done with the Kindle, honestly"]),
+        (
+            "Since March I've been teaching nursing students at Fairview Community College.",
+            ["User has been teaching nursing students at Fairview Community College since March"],
+        ),
+        (
+            "Funny thing, since last spring I've become a morning person.",
+            ["User has become a morning person since last spring"],
+        ),
+        (
+            "Groceries have gotten so expensive — my weekly grocery budget is $150 now.",
+            ["User's weekly grocery budget is $150"],
+        ),
+        ("Quick update on my end: I accepted an offer from Atlassian.", ["User accepted an offer from Atlassian"]),
+        ("对了，从上个月开始我改坐地铁上班了。", ["从上个月（2026-02）开始用户改坐地铁上班了"]),
+        ("上周刚搬完家，现在住在青岛了。", ["上周（2026-03-02）刚搬完家，用户现在住在青岛了"]),
+        ("其实我早就不冥想了。", ["用户早就不冥想了"]),
+    ],
+)
+def test_a_change_no_rule_knows_the_verb_of_is_still_kept(line, expected):
+    # given a user turn saying that something about them changed, in words no statement rule reads
+    # when it is extracted
+    candidates = extract_candidates(user_says(line), [])
+
+    # then the statement is kept in the user's words, so the memory it makes stale can be replaced
+    assert [c.content for c in candidates] == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I'm so tired now after the trip.",
+        "I'm at the airport now, boarding soon.",
+        "I'm fine now, thanks.",
+        "Now I see what you mean.",
+        "我现在好累啊，想睡觉。",
+        "我现在在机场等飞机。",
+    ],
+)
+def test_how_the_user_is_at_the_moment_is_not_a_change_to_keep(line):
+    # given a turn about the moment ("now" without anything that lasts)
+    # when it is extracted
+    candidates = extract_candidates(user_says(line), [])
+
+    # then nothing is kept
+    assert candidates == []
