@@ -20,7 +20,9 @@ Only "remember" candidates are scored (a "forget" request is an action, not a me
 bench/data/extraction/holdout/ holds conversations written after the extractor was tuned on the set
 above and measured once before any change (what the first set cannot tell: how it does on phrasing
 it was not fitted to). bench/data/extraction/fresh/ is a third such set, written after the rules were
-tuned on the first two. Report all three; a set's first measurement is the honest one.
+tuned on the first two. bench/data/extraction/independent/ is a fourth, written by someone who never
+read the rules or the other sets' wordings (only their format), and not tuned on. Report all four; a
+set's first measurement is the honest one.
 
 Usage:
     .venv/bin/python bench/extraction_eval.py             # P/R per language and overall

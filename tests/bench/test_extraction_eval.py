@@ -66,3 +66,19 @@ def test_an_unmatched_memory_counts_against_precision():
     assert (score.gold, score.found, score.extracted, score.correct) == (2, 1, 2, 1)
     assert score.misses == ["c: has a dog  ['dog']"]
     assert score.false_positives == ["c: Hi"]
+
+
+def test_the_independent_set_is_scored_as_first_measured():
+    # given the conversations written by someone who never read the rules, and never tuned on
+    bench = bench_script("extraction_eval")
+
+    # when the heuristic extractor runs over them
+    results = bench.evaluate(bench.DATA_DIR / "independent")
+
+    # then the figures are those of its first measurement (P 0.79 / 0.88, R 0.57 / 0.66): a rule that
+    # changes what it finds there shows here, to be reported as a change on text it was not fitted to
+    scored = {
+        lang: (results[lang].gold, results[lang].found, results[lang].extracted, results[lang].correct)
+        for lang in ("en", "zh")
+    }
+    assert scored == {"en": (30, 17, 19, 15), "zh": (29, 19, 16, 14)}

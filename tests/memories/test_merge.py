@@ -343,7 +343,9 @@ REASONS = {
     "User is off sushi now": 'knowledge update: "sushi" no longer holds',
     "User accepted an offer from Atlassian": "knowledge update: new employer 'Atlassian'",
     "用户早就不冥想了": 'knowledge update: "冥想" no longer holds',
-    "用户已经毕业离开武汉了，现在回长沙老家住": "knowledge update: new residence '用户已经毕业离开武汉了，现在回长沙老家住'",
+    "用户已经毕业离开武汉了，现在回长沙老家住": (
+        "knowledge update: new residence '用户已经毕业离开武汉了，现在回长沙老家住'"
+    ),
 }
 
 # Why each update of CLOSE_UPDATES supersedes its old state once the two are close.
