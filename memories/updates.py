@@ -273,6 +273,7 @@ _CUES = [
         _en_switch_slot,
     ),
     _cue(r"\breplaced\s+(?P<old>.+?)\s+with\s+(?P<new>.+)", "switch", _en_switch_slot),
+    _cue(r"\b(?:swapped|traded|exchanged)\s+(?P<old>.+?)\s+for\s+(?P<new>.+)", "switch", _en_switch_slot),
     _cue(
         r"\b(?:switched|switches|changed|changes|migrated|migrates|moved over|converted)\s+to\s+(?P<new>.+?)"
         r"(?:\s+(?:instead of|rather than|in place of)\s+(?P<old>.+))?$",
@@ -297,14 +298,15 @@ _CUES = [
         "residence",
     ),
     _cue(
-        r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>.+?)(?:住|居住|生活|定居)?了?$",
+        r"(?:搬到了?|搬去了?|搬家到了?|移居到?了?)(?P<new>[^，,]+?)(?:住|居住|生活|定居)?了?(?:[，,].*)?$",
         "switch",
         "residence",
         flags=0,
     ),
+    _cue(r"在(?P<new>[^，,。]{2,8}?)(?:安顿下来|定居|落户|安家)", "switch", "residence", flags=0),
     _cue(
         r"\b(?:joined|joins|started (?:a new job |working )?at|now works (?:at|for)|started working for|"
-        r"took an? [\w -]{0,30}?job (?:as [\w -]+? )?at|was hired by|got a job at|"
+        r"took an? [\w -]{0,30}?job (?:as [\w -]+? )?at|was hired by|got a job at|started as (?:an? )?[\w -]+? at|"
         r"accepted (?:an|a|the) (?:job )?offer from)\s+(?P<new>.+)",
         "switch",
         "employer",
@@ -320,7 +322,8 @@ _CUES = [
     ),
     _cue(r"从(?P<old>[^，。,]+?)离职|离开了?(?P<old2>[^，。,了]+?)(?:公司)?(?=了?[，。,]|了?$)", "leave", flags=0),
     _cue(
-        r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|dropped|ditched)\s+(?P<old>.+)",
+        r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|give up|dropped|ditched|"
+        r"cancell?ed|canceled)\s+(?P<old>.+)",
         "stop",
     ),
     _cue(r"\bno longer\s+(?P<old>.+)", "stop"),

@@ -21,7 +21,9 @@ def _said_done(verbs: str, rest: str, *, who: str = "i") -> re.Pattern:
     return re.compile(rf"^{who}\s+(?:have\s+|'ve\s+)?" + _ADV + rf"(?:{verbs})\s+{rest}$", re.I)
 
 
-_STOP = _said_done(r"quit|stopped|gave up|given up|dropped|ditched|cut out", r"(?P<what>.+)")
+_STOP = _said_done(
+    r"quit|stopped|gave up|given up|had to give up|dropped|ditched|cut out|cancelled|canceled", r"(?P<what>.+)"
+)
 _NO_LONGER = re.compile(r"^i\s+" + _ADV + r"no longer\s+(?P<rest>.+)$", re.I)
 _NOT_ANYMORE = re.compile(
     r"^i\s+(?:do not|don't|am not|'m not|can not|cannot|can't)\s+(?P<what>.+?)\s+(?:anymore|any more|any longer)$",
@@ -32,6 +34,8 @@ _SWITCH_FROM = _said_done(
     r"(?:over\s+|back\s+)?from\s+(?P<old>.+?)\s+(?:to|for)\s+(?P<new>.+)",
     who=r"(?:i|we)",
 )
+# "We've swapped city life for a cottage outside York", "I traded my car for a bike".
+_SWAP = _said_done(r"swapped|traded|exchanged", r"(?P<old>.+?)\s+for\s+(?P<new>.+)", who=r"(?:i|we)")
 _SWITCH_TO = _said_done(
     r"switched|changed|migrated|moved over",
     r"to\s+(?P<new>.+?)(?:\s+(?:instead of|rather than|from)\s+(?P<old>.+))?",
@@ -39,7 +43,7 @@ _SWITCH_TO = _said_done(
 _MOVE = _said_done(r"moved|relocated", r"(?:back\s+)?to\s+(?P<new>.+)", who=r"(?:we|i)")
 _JOB = _said_done(
     r"joined|started (?:a new job |working )?at|started working (?:at|for)|got a (?:new )?job at|"
-    r"took a (?:new )?job at|was hired by",
+    r"took a (?:new )?job at|was hired by|started as (?:an? )?[\w -]+? at",
     r"(?P<new>.+)",
 )
 _SENTIMENT = re.compile(r"^(?:really\s+)?(?:like|love|enjoy|hate|dislike|care for|mind)\b", re.I)
@@ -98,7 +102,7 @@ def english_change(clause: str, ctx: Ctx) -> CandidateMemory | None:
         if m:
             value = value_end.sub("", m["new"]).strip()
             return slot(ctx, capitalize(third_person(clause)), value) if value else None
-    m = _SWITCH_FROM.match(clause) or _SWITCH_TO.match(clause)
+    m = _SWITCH_FROM.match(clause) or _SWAP.match(clause) or _SWITCH_TO.match(clause)
     if m:
         content = capitalize(third_person(clause))
         if re.match(r"^i\s+(?:have\s+)?" + _ADV + r"moved\b", clause, re.I):
@@ -131,17 +135,27 @@ _ZH_SWITCH = re.compile(
 )
 _ZH_JOB = re.compile(r"^我(?:已经|最近)?(?:跳槽到|入职|加入)了?(?P<new>.+?)(?:工作|上班)?$")
 _ZH_WHEN = r"(?:已经|刚|刚刚|最近|上个月|上周|去年|今年|年初|前不久|前几天)?"
+# The user's household is the user too ("我们全家搬到昆明了"), and a time may come before it ("年初我们…").
+_ZH_WE = r"^(?:[^我，,]{1,6}?)?我(?:们(?:全家|一家)?|和[^，,]{1,6}?)?"
 _ZH_MOVE = re.compile(
-    r"^我" + _ZH_WHEN + r"(?:从(?P<old>.+?))?(?:搬到|搬去|搬回|搬家到|移居到?)了?(?P<new>.+?)(?:住|居住|生活|定居)?了?$"
+    _ZH_WE
+    + _ZH_WHEN
+    + r"(?:从(?P<old>.+?))?(?:搬到|搬去|搬回|搬家到|移居到?)了?(?P<new>[^，,]+?)(?:住|居住|生活|定居)?了?(?:[，,].*)?$"
+)
+# "已经在合肥安顿下来了": settled somewhere is living there.
+_ZH_SETTLED = re.compile(
+    r"^(?:[^我，,]{1,6}?)?(?:我(?:们(?:全家|一家)?)?)?(?:已经|刚|终于)?在(?P<new>[^，,。]{2,8}?)(?:安顿下来|定居|落户|安家)了?(?:[，,].*)?$"
 )
 _ZH_ONLY = re.compile(r"^我(?:现在|如今|最近|这些天)(?:每天|一般|都)?只(?P<rest>.+)$")
 
 
 def chinese_change(text: str, ctx: Ctx) -> CandidateMemory | None:
-    for pattern, slot in ((_ZH_MOVE, residence), (_ZH_JOB, employer)):
+    for pattern, slot in ((_ZH_MOVE, residence), (_ZH_SETTLED, residence), (_ZH_JOB, employer)):
         m = pattern.match(text)
         if m and m["new"]:
-            return slot(ctx, zh_third_person(text), m["new"])
+            # Said without a subject ("已经在合肥安顿下来了"), it is the user's own news.
+            said = text if "我" in text else "我" + text
+            return slot(ctx, zh_third_person(said), m["new"])
     if _ZH_STOP.match(text) or _ZH_NOT_ANYMORE.match(text) or _ZH_SWITCH.match(text) or _ZH_ONLY.match(text):
         return make(ctx, zh_third_person(text), _category(text), HIGH)
     return None

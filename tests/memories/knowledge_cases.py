@@ -27,6 +27,8 @@ UPDATES = [
     ("User works at Shopify", "User accepted an offer from Atlassian"),
     ("用户每天早上都会冥想二十分钟", "用户早就不冥想了"),
     ("用户住在学校宿舍", "用户已经毕业离开武汉了，现在回长沙老家住"),
+    ("User is a management consultant at Bain", "User left Bain back in April"),
+    ("用户的家在南京鼓楼区", "用户已经在合肥安顿下来了"),
 ]
 
 # (old state, an update whose words need the two statements to be close: a value or a habit changed)

@@ -343,6 +343,8 @@ REASONS = {
     "User is off sushi now": 'knowledge update: "sushi" no longer holds',
     "User accepted an offer from Atlassian": "knowledge update: new employer 'Atlassian'",
     "用户早就不冥想了": 'knowledge update: "冥想" no longer holds',
+    "User left Bain back in April": 'knowledge update: left "Bain"',
+    "用户已经在合肥安顿下来了": "knowledge update: new residence '合肥'",
     "用户已经毕业离开武汉了，现在回长沙老家住": (
         "knowledge update: new residence '用户已经毕业离开武汉了，现在回长沙老家住'"
     ),

@@ -166,11 +166,34 @@ _HEALTH_STATES = {
     "anaemic",
     "celiac",
     "coeliac",
+    "left-handed",
+    "right-handed",
+    "ambidextrous",
+    "short-sighted",
+    "near-sighted",
+    "nearsighted",
 }
+# "I have type 1 diabetes", "I was diagnosed with asthma": a condition the user lives with.
+_CONDITIONS = (
+    r"(?:type [12] |gestational )?diabetes|prediabetes|asthma|epilepsy|celiac disease|coeliac disease|"
+    r"crohn's(?: disease)?|ibs|adhd|autism|dyslexia|migraines?|arthritis|hypertension|high blood pressure|"
+    r"high cholesterol|a heart condition|sleep apnea|sleep apnoea|tinnitus|eczema|psoriasis|lupus|anemia|"
+    r"anaemia|hypothyroidism|pcos|endometriosis|multiple sclerosis|ms|long covid|chronic back pain"
+)
 
 
 @identity.rule(
-    r"^i(?:'m| am) (?:(?:also|actually|now|still|severely|mildly|very)\s+)*(?:a )?(?P<word>[a-z][a-z -]+?)(?:,.*)?$"
+    rf"^i (?:have|'ve got|have got|was diagnosed with|got diagnosed with|live with|suffer from) (?P<what>{_CONDITIONS})"
+    r"(?:\s+(?:since|for)\b.*)?$"
+)
+def _condition(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
+    what = m["what"].lower()
+    return make(ctx, third_person(clause), "fact", HIGH, subject=f"{what} condition", predicate="has", value="yes")
+
+
+@identity.rule(
+    r"^i(?:'m| am) (?:(?:also|actually|now|still|severely|mildly|very)\s+)*(?:a )?(?P<word>[a-z][a-z -]+?)"
+    r"(?:\s*[,—–]\s*.*|\s+-\s+.*)?$"
 )
 def _state(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     """ "I'm vegan", "I'm diabetic", "I'm Portuguese"; any other adjective is not kept."""

@@ -231,8 +231,19 @@ _HEDGE = re.compile(
 _LEAD_TIME = re.compile(r"^(?:these days|nowadays|lately|at the moment|currently|now),?\s+(?=(?:i|we)\b)", re.I)
 
 
+# A chat sentence that opens on a past-tense verb of a life change has dropped its "I": "Left Bain
+# back in April", "Cancelled the gym in January", "Renewed the lease".
+_DROPPED_I = re.compile(
+    r"^(?:left|quit|joined|moved|sold|bought|cancell?ed|canceled|started|finished|renewed|adopted|switched|"
+    r"dropped|gave up|signed|graduated|retired|swapped|traded|landed|accepted|got married|got engaged|got divorced)\b",
+    re.I,
+)
+
+
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
+    if _DROPPED_I.match(clause) and not re.search(r"\byou(?:r)?\b", clause, re.I):
+        clause = "I " + clause[0].lower() + clause[1:]
     if len(clause) < 6 or _GREETING.match(clause):
         return None
     rule = instruction(clause, ctx, instructions=instructions, extract_clause=extract_clause)
@@ -263,7 +274,8 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
 _CHANGED = re.compile(
     r"\b(?:now|these days|nowadays|anymore|any more|no longer|since (?:last|this|early|late|\w+ \d{4}|"
     r"january|february|march|april|may|june|july|august|september|october|november|december|then)|"
-    r"from now on|(?:have|has|'ve) (?:become|started|switched|moved|changed)|became|gone back to|went back to|"
+    r"from now on|(?:have|has|'ve) (?:just |recently |finally )?(?:become|started|switched|moved|changed)|became|"
+    r"gone back to|went back to|swapped|traded|"
     r"done with|is history|accepted (?:an|a|the) (?:job )?offer|new job|took (?:a|an) [\w -]{0,30}?job)\b",
     re.I,
 )

@@ -173,3 +173,61 @@ def test_how_the_user_is_at_the_moment_is_not_a_change_to_keep(line):
 
     # then nothing is kept
     assert candidates == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "I have type 1 diabetes, so I check my blood sugar a lot.",
+            ("User has type 1 diabetes", "fact", 0.8, "type 1 diabetes condition", "has", "yes"),
+        ),
+        (
+            "I was diagnosed with asthma.",
+            ("User was diagnosed with asthma", "fact", 0.8, "asthma condition", "has", "yes"),
+        ),
+        ("I'm left-handed.", ("User is left-handed", "fact", 0.8, "left-handed condition", "is", "yes")),
+        (
+            "I'm colorblind — red-green, specifically.",
+            ("User is colorblind", "fact", 0.8, "colorblind condition", "is", "yes"),
+        ),
+        ("Cancelled the gym in January.", ("User cancelled the gym in January", "fact", 0.8, "", "", "")),
+        (
+            "We've swapped city life for a little cottage just outside York.",
+            ("User has swapped city life for a little cottage just outside York", "fact", 0.8, "", "", ""),
+        ),
+        (
+            "I've just started as a research scientist at Genentech.",
+            (
+                "User has just started as a research scientist at Genentech",
+                "fact",
+                0.8,
+                "employer",
+                "works at",
+                "Genentech",
+            ),
+        ),
+        (
+            "年初我们全家搬到昆明了，四季如春。",
+            ("年初用户全家搬到昆明了，四季如春", "fact", 0.8, "residence", "lives in", "昆明"),
+        ),
+        ("已经在合肥安顿下来了。", ("用户已经在合肥安顿下来了", "fact", 0.8, "residence", "lives in", "合肥")),
+    ],
+)
+def test_a_condition_a_trait_and_a_change_said_as_people_say_it_are_kept(line, expected):
+    # given a user turn as people write it: a condition they have, a trait, a change without "I"
+    # (chat drops it before a past-tense verb), a swap, a household's move, being settled somewhere
+    # when it is extracted
+    candidates = extract_candidates(user_says(line), [])
+
+    # then it is one memory of the user, with its slot when it has one
+    assert [brief(c) for c in candidates] == [expected]
+
+
+def test_a_sentence_without_i_about_what_the_assistant_said_is_not_the_users_news():
+    # given a dropped-"I" sentence about the assistant's suggestion
+    # when it is extracted
+    candidates = extract_candidates(user_says("Started reading your suggestion, looks good."), [])
+
+    # then nothing is kept
+    assert candidates == []
