@@ -216,6 +216,10 @@ def search_words(phrase: str) -> set[str]:
     return words | {kind for kind, parent in _KIND_OF.items() if parent in words or stem(parent) in words}
 
 
+# The subject, and the 在 of 现在 ("now"), 正在, 实在: no verb.
+_NOT_VERBS = re.compile(r"用户|现在|正在|实在|存在")
+
+
 def head_verb(text: str) -> str:
     """The statement's main verb, stemmed, after its subject and adverbs ("User now only drinks …" → drink)."""
     words = [w for w in _WORD.findall(text.casefold()) if w not in _STOP_WORDS or w in ("has", "have", "is")]
@@ -223,8 +227,7 @@ def head_verb(text: str) -> str:
         if word in _NOT_NAMES or word in ("now", "only", "mostly", "usually", "always"):
             continue
         return stem(word)
-    # 在 of 现在 ("now"), 正在, 实在 is no verb.
-    body = re.sub(r"用户|现在|正在|实在|存在", "", text)
+    body = _NOT_VERBS.sub("", text)
     for zh in ("喝", "吃", "住", "用", "在", "玩", "听", "看", "开", "喜欢", "爱"):
         if zh in body:
             return zh
@@ -323,7 +326,7 @@ _CUES = [
     _cue(r"从(?P<old>[^，。,]+?)离职|离开了?(?P<old2>[^，。,了]+?)(?:公司)?(?=了?[，。,]|了?$)", "leave", flags=0),
     _cue(
         r"\b(?:has\s+|have\s+)?(?:quit|quits|stopped|stops|gave up|given up|gives up|give up|dropped|ditched|"
-        r"cancell?ed|canceled)\s+(?P<old>.+)",
+        r"cancell?ed)\s+(?P<old>.+)",
         "stop",
     ),
     _cue(r"\bno longer\s+(?P<old>.+)", "stop"),

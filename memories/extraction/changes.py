@@ -21,9 +21,7 @@ def _said_done(verbs: str, rest: str, *, who: str = "i") -> re.Pattern:
     return re.compile(rf"^{who}\s+(?:have\s+|'ve\s+)?" + _ADV + rf"(?:{verbs})\s+{rest}$", re.I)
 
 
-_STOP = _said_done(
-    r"quit|stopped|gave up|given up|had to give up|dropped|ditched|cut out|cancelled|canceled", r"(?P<what>.+)"
-)
+_STOP = _said_done(r"quit|stopped|gave up|given up|had to give up|dropped|ditched|cut out|cancell?ed", r"(?P<what>.+)")
 _NO_LONGER = re.compile(r"^i\s+" + _ADV + r"no longer\s+(?P<rest>.+)$", re.I)
 _NOT_ANYMORE = re.compile(
     r"^i\s+(?:do not|don't|am not|'m not|can not|cannot|can't)\s+(?P<what>.+?)\s+(?:anymore|any more|any longer)$",
@@ -136,15 +134,19 @@ _ZH_SWITCH = re.compile(
 _ZH_JOB = re.compile(r"^我(?:已经|最近)?(?:跳槽到|入职|加入)了?(?P<new>.+?)(?:工作|上班)?$")
 _ZH_WHEN = r"(?:已经|刚|刚刚|最近|上个月|上周|去年|今年|年初|前不久|前几天)?"
 # The user's household is the user too ("我们全家搬到昆明了"), and a time may come before it ("年初我们…").
-_ZH_WE = r"^(?:[^我，,]{1,6}?)?我(?:们(?:全家|一家)?|和[^，,]{1,6}?)?"
+_ZH_LEAD = r"^(?:[^我，,]{1,6}?)?"
+_ZH_WE = r"我(?:们(?:全家|一家)?|和[^，,]{1,6}?)?"
 _ZH_MOVE = re.compile(
-    _ZH_WE
+    _ZH_LEAD
+    + _ZH_WE
     + _ZH_WHEN
     + r"(?:从(?P<old>.+?))?(?:搬到|搬去|搬回|搬家到|移居到?)了?(?P<new>[^，,]+?)(?:住|居住|生活|定居)?了?(?:[，,].*)?$"
 )
-# "已经在合肥安顿下来了": settled somewhere is living there.
+# "已经在合肥安顿下来了": settled somewhere is living there, said with or without a subject.
 _ZH_SETTLED = re.compile(
-    r"^(?:[^我，,]{1,6}?)?(?:我(?:们(?:全家|一家)?)?)?(?:已经|刚|终于)?在(?P<new>[^，,。]{2,8}?)(?:安顿下来|定居|落户|安家)了?(?:[，,].*)?$"
+    _ZH_LEAD
+    + f"(?:{_ZH_WE})?"
+    + r"(?:已经|刚|终于)?在(?P<new>[^，,。]{2,8}?)(?:安顿下来|定居|落户|安家)了?(?:[，,].*)?$"
 )
 _ZH_ONLY = re.compile(r"^我(?:现在|如今|最近|这些天)(?:每天|一般|都)?只(?P<rest>.+)$")
 

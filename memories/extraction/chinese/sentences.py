@@ -181,7 +181,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     if text.startswith("我") and (ctx.explicit or ctx.correction or changed):
         return _generic(text, ctx)
     # "从上个月开始我改坐地铁了", "上周刚搬完家，我现在住在青岛了": a time or a remark before the change.
-    m = re.match(r"^(?P<lead>[^我]{2,12}?)[，,]?\s*(?P<rest>我.+)$", text)
+    m = _LEAD_THEN_I.match(text)
     if m and changed and cjk_count(m["rest"]) >= 5 and not _QUESTION_WORDS.search(m["lead"]):
         return _generic(text, ctx)
     return None
@@ -189,6 +189,7 @@ def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
 
 # What says that something about the user changed, whatever the verb (see english.sentences._CHANGED).
 _CHANGED = re.compile(r"现在|如今|已经|不再|早就不|改成|改为|改[坐用喝吃去做]|换成|换到|开始|以后就|从此|再也不")
+_LEAD_THEN_I = re.compile(r"^(?P<lead>[^我]{2,12}?)[，,]?\s*(?P<rest>我.+)$")
 # How one is right now ("我现在好累", "我现在在机场"): a moment, not a change.
 _MOMENT = re.compile(r"今天|今晚|刚才|马上|正在|累|饿|困|忙|无聊|生病|在路上|开会|堵车|在机场|在车上|排队")
 

@@ -43,7 +43,7 @@ _LEAD_FILLER = re.compile(
     r"^(?:(?:well|so|oh+|o+h|ah+|aw+|wow|yay|phew|hmm+|hey|hi|hello|ok|okay|alright|also|and|btw|by the way|fyi|anyway|"
     r"anyways|um|uh|yeah|yes|heads up|update|good news|big news|"
     r"just so you know|for your information|guess what|honestly|frankly|to be honest|tbh|funny thing|fun fact|"
-    r"quick update(?: on my end)?|big news|"
+    r"quick update(?: on my end)?|"
     # "Reminder: I am lactose intolerant" restates a fact; "Reminder: call mom" stays a todo.
     r"(?:just a |as a |friendly )?reminder(?=\s*[,:;—–-]*\s+(?:i am|i'm|i have|i've|my)\b))"
     r"\s*[,!.:;—–-]*\s+)+",
@@ -234,15 +234,16 @@ _LEAD_TIME = re.compile(r"^(?:these days|nowadays|lately|at the moment|currently
 # A chat sentence that opens on a past-tense verb of a life change has dropped its "I": "Left Bain
 # back in April", "Cancelled the gym in January", "Renewed the lease".
 _DROPPED_I = re.compile(
-    r"^(?:left|quit|joined|moved|sold|bought|cancell?ed|canceled|started|finished|renewed|adopted|switched|"
+    r"^(?:left|quit|joined|moved|sold|bought|cancell?ed|started|finished|renewed|adopted|switched|"
     r"dropped|gave up|signed|graduated|retired|swapped|traded|landed|accepted|got married|got engaged|got divorced)\b",
     re.I,
 )
+_ABOUT_ASSISTANT = re.compile(r"\byour?\b", re.I)
 
 
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
-    if _DROPPED_I.match(clause) and not re.search(r"\byou(?:r)?\b", clause, re.I):
+    if _DROPPED_I.match(clause) and not _ABOUT_ASSISTANT.search(clause):
         clause = "I " + clause[0].lower() + clause[1:]
     if len(clause) < 6 or _GREETING.match(clause):
         return None

@@ -77,6 +77,38 @@ def one(line: str):
             ("用户每天早上查看股票行情", "workflow", 0.6, "查看股票行情", "habit", "每天早上"),
         ),
         ("我们用 Django 吧", ("用户决定使用 Django", "decision", 0.7, "web framework", "decided", "Django")),
+        (
+            "I have type 1 diabetes, so I check my blood sugar a lot.",
+            ("User has type 1 diabetes", "fact", 0.8, "type 1 diabetes condition", "has", "yes"),
+        ),
+        (
+            "I was diagnosed with asthma.",
+            ("User was diagnosed with asthma", "fact", 0.8, "asthma condition", "has", "yes"),
+        ),
+        ("I'm left-handed.", ("User is left-handed", "fact", 0.8, "left-handed condition", "is", "yes")),
+        (
+            "I'm colorblind — red-green, specifically.",
+            ("User is colorblind", "fact", 0.8, "colorblind condition", "is", "yes"),
+        ),
+        (
+            "Reminder: I am lactose intolerant.",
+            ("User is lactose intolerant", "fact", 0.8, "diet", "is", "lactose intolerant"),
+        ),
+        (
+            "Just a reminder, my blood type is O negative.",
+            ("User's blood type is O negative", "fact", 0.6, "blood type", "is", "O negative"),
+        ),
+        (
+            "Reminder: call the dentist on Friday.",
+            (
+                "User has a todo: call the dentist on Friday (2026-03-13)",
+                "todo",
+                0.6,
+                "call the dentist",
+                "due",
+                "2026-03-13",
+            ),
+        ),
     ],
 )
 def test_a_statement_becomes_one_candidate_in_the_third_person(line, expected):
