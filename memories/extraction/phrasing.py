@@ -254,7 +254,6 @@ _LEADS: list[tuple[re.Pattern, str]] = [
     (re.compile(r"^we\s*'ll\b", re.I), "User's team will"),
     (re.compile(r"^we (?:don't|dont)\b", re.I), "User's team doesn't"),
     (re.compile(r"^my\b", re.I), "User's"),
-    (re.compile(r"^our\b", re.I), "User's team's"),
 ]
 _LEAD_VERB = re.compile(r"^(?P<who>i|we)\s+(?P<advs>" + ADVERB_RUN + r")(?P<verb>[a-z]+)\b", re.I)
 
@@ -289,10 +288,32 @@ def drop_fillers(advs: str) -> str:
     return " ".join(kept)
 
 
+# What a couple or a household has together: "our anniversary", "our kids", "our flat" are the
+# user's own, where "our sprint" or "our API" are their team's.
+_HOUSEHOLD_THINGS = re.compile(
+    r"^(?:(?:new|old|little|first|second|oldest|youngest|eldest|older|younger|two|three|four|lovely|current|family|"
+    r"wedding|tenth|\d+\w*) )*(?:wedding|anniversary|marriage|honeymoon|engagement|kids?|children|child|sons?|"
+    r"daughters?|baby|babies|twins|toddler|dogs?|cats?|puppy|kitten|pets?|house|home|apartment|flat|rent|mortgage|"
+    r"landlord|garden|yard|car|family|parents|neighbou?rs?|neighbou?rhood|holiday|vacation|trip|flight|bedroom|"
+    r"kitchen|fridge|wifi|wi-fi|router|street|town|village|nanny|babysitter|pediatrician|vet|lease|couch|sofa|"
+    r"relationship|date night|nursery|school run|daycare)\b",
+    re.I,
+)
+
+
+def our_owner(rest: str) -> str:
+    """Whose thing "our …" names, given the words after "our": the user's for what a household
+    has together (anniversary, kids, flat), else the user's team's."""
+    return "User's" if _HOUSEHOLD_THINGS.match(rest.strip()) else "User's team's"
+
+
 def third_person(clause: str) -> str:
     """Rewrite a first-person clause as a statement about the user ("I really like tea" → "User likes
     tea"). Clauses that do not start in the first person get their pronouns rewritten only."""
     clause = strip_end(clause)
+    our = re.match(r"our\b", clause, re.I)
+    if our:
+        return our_owner(clause[our.end() :]) + third_person_rest(clause[our.end() :])
     for pattern, lead in _LEADS:
         m = pattern.match(clause)
         if m:

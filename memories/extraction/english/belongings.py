@@ -5,7 +5,7 @@ import re
 from memories.extraction import lexicon, vocabulary
 from memories.extraction.candidates import HIGH, MEDIUM, Ctx, make, name_kind, named_entities, tool_entities, works_on
 from memories.extraction.english.words import ADV, clean_value, first_word
-from memories.extraction.phrasing import slot_key, strip_end, third_person, third_person_rest
+from memories.extraction.phrasing import our_owner, slot_key, strip_end, third_person, third_person_rest
 from memories.extraction.rules import FirstMatch
 from memories.providers.llm_types import CandidateMemory
 
@@ -69,7 +69,7 @@ def _my_attribute(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     val = clean_value(third_person_rest(m["val"]))
     if len(val) < 2 or TRANSIENT_VALUE.match(val):
         return None
-    owner = "User's" if m["who"].lower() == "my" else "User's team's"
+    owner = "User's" if m["who"].lower() == "my" else our_owner(m["attr"])
     verb = {"'s": "is"}.get(m["verb"].lower(), m["verb"].lower())
     category = "project" if set(words) & _PROJECT_ATTRS else "fact"
     importance = HIGH if attr.lower().split()[-1] in _KEY_ATTRS or attr.lower() in _KEY_ATTRS else MEDIUM
@@ -130,7 +130,7 @@ project = FirstMatch(re.I)
     r"is deployed on|depends on|is based on|is hosted on)\s+(?P<x>.+)$"
 )
 def _project_uses(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory:
-    owner = {"my": "User's", "our": "User's team's"}.get(m["who"].lower(), "The")
+    owner = {"my": "User's", "our": our_owner(m["noun"])}.get(m["who"].lower(), "The")
     value = clean_value(_FOR.sub("", third_person_rest(m["x"])))
     domain = lexicon.domain_of(value)
     noun = m["noun"].lower()

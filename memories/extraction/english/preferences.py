@@ -6,7 +6,7 @@ import re
 from memories.extraction import lexicon
 from memories.extraction.candidates import MEDIUM, Ctx, make, name_kind, tool_entities
 from memories.extraction.english.words import ADV, DETERMINERS, clean_value, first_word
-from memories.extraction.phrasing import drop_fillers, slot_key, third_person, third_person_rest
+from memories.extraction.phrasing import drop_fillers, our_owner, slot_key, third_person, third_person_rest
 from memories.extraction.rules import FirstMatch
 from memories.providers.llm_types import CandidateMemory
 
@@ -32,7 +32,7 @@ favorite = FirstMatch(re.I)
 )
 def _my_favorite(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     attr, val = m["attr"].strip().lower(), clean_value(third_person_rest(m["val"]))
-    owner = "User's" if m["who"].lower() == "my" else "User's team's"
+    owner = "User's" if m["who"].lower() == "my" else our_owner(attr)
     return _favorite_candidate(ctx, owner, attr, val, capitalised_is_name=True)
 
 

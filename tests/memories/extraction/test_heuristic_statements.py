@@ -373,3 +373,17 @@ def test_a_forget_request_is_kept_even_when_its_text_is_an_existing_memory():
 
     # then the forget action survives the verbatim filter
     assert [(c.action, c.content) for c in candidates] == [("forget", "User likes jazz")]
+
+
+@pytest.mark.parametrize(
+    ("line", "content"),
+    [
+        ("Our wedding anniversary is on June 14th.", "User's wedding anniversary is on June 14th (2026-06-14)"),
+        ("Our dog's name is Biscuit.", "User's dog's name is Biscuit"),
+        ("Our API is built with Django.", "User's team's API is built with Django"),
+    ],
+)
+def test_what_our_names_is_the_households_or_the_teams(line, content):
+    # when "our …" is said of what a couple or family has together, or of anything else
+    # then it is the user's own, or their team's
+    assert one(line).content == content

@@ -23,6 +23,11 @@ from memories.extraction.phrasing import conjugate, slot_key, split_clauses, spl
         ("I moved to Berlin", "User moved to Berlin"),
         ("My sister lives with me", "User's sister lives with them"),
         ("We use Django for our backend", "User's team uses Django for their backend"),
+        # "our" is the household's for what a couple or family has together, else the team's
+        ("Our wedding anniversary is on June 14th", "User's wedding anniversary is on June 14th"),
+        ("Our kids go to Lincoln Elementary", "User's kids go to Lincoln Elementary"),
+        ("Our new flat has two bedrooms", "User's new flat has two bedrooms"),
+        ("Our sprint ends on Friday", "User's team's sprint ends on Friday"),
     ],
 )
 def test_first_person_clauses_become_statements_about_the_user(clause, expected):
