@@ -7,7 +7,7 @@ UPDATE (merge into a closer statement) or DELETE (supersede what the draft makes
 
 from dataclasses import dataclass, field
 
-from memories import updates
+from memories import attributes, updates
 from memories.contradiction import Slot, contradicts, negated
 from memories.drafts import MemoryDraft
 from memories.models import Memory, Status
@@ -125,6 +125,9 @@ def _supersede_reason(existing: Memory, similarity: float, *, draft: MemoryDraft
         return "the extractor named it as replaced"
     if existing in restated:
         return "restated earlier value"
+    new_attribute, old_attribute = attributes.attribute_of(draft.content), attributes.attribute_of(existing.content)
+    if new_attribute and old_attribute and attributes.new_value(old_attribute, new_attribute):
+        return f"knowledge update: new {new_attribute.name}"
     min_similarity = cfg["CONTRADICTION_MIN_SIMILARITY"]
     subject, predicate = draft.subject, draft.predicate
     in_slot = bool(subject and predicate) and (existing.subject.lower(), existing.predicate.lower()) == (
@@ -143,7 +146,11 @@ def _supersede_reason(existing: Memory, similarity: float, *, draft: MemoryDraft
     reason = _update_reason(draft.content, existing, similarity, min_similarity)
     if reason:
         return reason
-    if similarity >= min_similarity and updates.value_change(existing.content, draft.content):
+    if (
+        similarity >= min_similarity
+        and updates.value_change(existing.content, draft.content)
+        and not attributes.names_several(draft.content)
+    ):
         return "knowledge update: new value for the same thing"
     return ""
 

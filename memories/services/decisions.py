@@ -13,6 +13,7 @@ from django.db import connection, transaction
 from django.db.models import Q
 
 from memories import scoring, updates
+from memories.attributes import attribute_of
 from memories.drafts import MemoryDraft
 from memories.merge import Decision, Neighbourhood, decide
 from memories.models import EventType, Memory, MemoryEvent, MemoryRelation, MemorySource, RelationType, Status
@@ -87,7 +88,11 @@ def _gather(*, owner, draft: MemoryDraft, vector: list[float], source_turns: lis
     mentioned = (
         _mentioning(owner, agent, updates.search_words(update.old), vector, known) if update and update.old else []
     )
-    pool = candidates + slot_matches + mentioned
+    known |= {m.pk for m, _ in mentioned}
+    # What gave the same attribute a value ("User's bank is …"), wherever its vector is.
+    attribute = attribute_of(draft.content)
+    holders = _mentioning(owner, agent, {attribute.name}, vector, known) if attribute else []
+    pool = candidates + slot_matches + mentioned + holders
     superseded |= _superseded_ids(m for m, _ in pool)
     best = candidates[0][0] if candidates else None
     stale_best = best is not None and best.pk in superseded and best not in restated

@@ -29,6 +29,14 @@ UPDATES = [
     ("用户住在学校宿舍", "用户已经毕业离开武汉了，现在回长沙老家住"),
     ("User is a management consultant at Bain", "User left Bain back in April"),
     ("用户的家在南京鼓楼区", "用户已经在合肥安顿下来了"),
+    # The same attribute given another value, however far apart the words and the vectors.
+    (
+        "User's KLM frequent flyer number is KL448120, please keep it handy for bookings",
+        "User's frequent flyer number is KL907736",
+    ),
+    ("User always uses Chrome as their browser, on every machine", "User switched their browser to Firefox"),
+    ("User's dentist appointment is on Thursday the 9th at 10am", "User's dentist appointment was moved to the 16th"),
+    ("用户的信用卡还款日是每月15号", "用户的信用卡还款日是3号"),
 ]
 
 # (old state, an update whose words need the two statements to be close: a value or a habit changed)
@@ -50,4 +58,7 @@ KEPT = [
     ("User likes Tom, his neighbour", "User likes Anna, her colleague"),
     ("User loves coffee", "User is done with the project"),
     ("User lives in Berlin", "User is off work today"),
+    ("User's flight is on Monday", "User's flight is at 9am"),
+    ("User's friend is Tom", "User's friend is Anna"),
+    ("User's wife's birthday is May 3", "User's birthday is June 1"),
 ]

@@ -64,6 +64,17 @@ def test_two_servers_with_their_own_addresses_are_two_memories():
     assert decision.related == (first,)
 
 
+def test_a_second_friend_is_another_memory_however_close_the_sentences():
+    # given one friend, nearly the same sentence as the next
+    first = memory("User's friend is Tom")
+
+    # when another friend is written
+    decision = decided("User's friend is Anna", around((first, 0.9)))
+
+    # then it is added beside the first: people have several friends
+    assert (decision.action, decision.superseded) == ("add", ())
+
+
 def test_a_new_locker_code_supersedes_the_old_code():
     # given the old code
     old = memory("My locker code at the gym is 4471")
@@ -348,11 +359,15 @@ REASONS = {
     "用户已经毕业离开武汉了，现在回长沙老家住": (
         "knowledge update: new residence '用户已经毕业离开武汉了，现在回长沙老家住'"
     ),
+    "User's frequent flyer number is KL907736": "knowledge update: new frequent flyer number",
+    "User switched their browser to Firefox": "knowledge update: new browser",
+    "User's dentist appointment was moved to the 16th": "knowledge update: new dentist appointment",
+    "用户的信用卡还款日是3号": "knowledge update: new 信用卡还款日",
 }
 
 # Why each update of CLOSE_UPDATES supersedes its old state once the two are close.
 CLOSE_REASONS = {
-    "User's new home address is 48 Pine Avenue, they just moved": "knowledge update: new value for the same thing",
+    "User's new home address is 48 Pine Avenue, they just moved": "knowledge update: new home address",
     "用户现在早餐改喝豆浆了": 'knowledge update: switched to "豆浆"',
     "用户现在更喜欢看纪录片": "knowledge update: the habit changed",
 }
