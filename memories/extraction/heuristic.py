@@ -9,8 +9,10 @@ yields only the coffee preference), and anything equal to an `existing` memory i
 import re
 from dataclasses import replace
 
+from memories.attributes import attribute_of
 from memories.contradiction import MULTI_VALUED_PREDICATES
 from memories.extraction import tool_lessons
+from memories.extraction.attribute_updates import attribute_update, known_attributes
 from memories.extraction.candidates import CORRECTION_CONFIDENCE, Ctx, introduced_names
 from memories.extraction.chinese import sentences as chinese
 from memories.extraction.english import sentences as english
@@ -29,8 +31,14 @@ def content_key(text: str) -> str:
     return re.sub(r"[\W_]+", "", text.casefold())
 
 
-def extract_candidates(turns: list[TurnView], existing: list[str] | tuple[str, ...] = ()) -> list[CandidateMemory]:
+def extract_candidates(
+    turns: list[TurnView], existing: list[str] | tuple[str, ...] = (), *, known: list[str] | tuple[str, ...] = ()
+) -> list[CandidateMemory]:
+    """Candidates from the user turns; those equal to one of `existing` are left out. `known` are
+    memory texts the owner already has, read for the attributes they give values to: a sentence
+    naming one of them with another value is its new value (attribute_updates)."""
     found: list[CandidateMemory] = []
+    attributes = known_attributes(known)
     for turn in sorted(turns, key=lambda t: t.sequence):
         if turn.role != "user" or not (turn.content or "").strip():
             continue
@@ -43,7 +51,11 @@ def extract_candidates(turns: list[TurnView], existing: list[str] | tuple[str, .
                 continue
             ctx = Ctx(turn=turn, names=tuple(introduced_names(found)[-5:]))
             language = chinese if is_chinese(sentence) else english
-            found.extend(read_sentence(sentence, ctx, language=language))
+            read = read_sentence(sentence, ctx, language=language)
+            found.extend(read)
+            update = attribute_update(sentence, ctx, attributes) if attributes else None
+            if update is not None and not any(_same_attribute(c, update) for c in read):
+                found.append(update)
     found.extend(tool_lessons.lessons(turns))
     return _finalize(found, existing)
 
@@ -112,6 +124,11 @@ def _swap(text: str, old: str, new: str) -> str | None:
                 core = " ".join(words[:k])
                 break
     return text[:at] + core + after
+
+
+def _same_attribute(a: CandidateMemory, b: CandidateMemory) -> bool:
+    first, second = attribute_of(a.content), attribute_of(b.content)
+    return bool(first and second and first.name == second.name)
 
 
 def _finalize(found: list[CandidateMemory], existing) -> list[CandidateMemory]:

@@ -10,7 +10,9 @@ class HeuristicProvider:
     name = "heuristic"
 
     def extract(self, *, turns: list[TurnView], existing: list[str]) -> list[CandidateMemory]:
-        return extract_candidates(turns, existing)
+        # What is already known only names the attributes a new value may be given: a memory said
+        # again is not left out, since the merge decision must see it to reinforce it.
+        return extract_candidates(turns, known=existing)
 
     def summarize_episode(self, *, turns: list[TurnView]) -> EpisodeSummary:
         return episode_summary(turns)

@@ -60,22 +60,16 @@ def turn_views(turns) -> list[TurnView]:
 
 
 def _existing_summary(session: ChatSession) -> list[str]:
+    """What the extractor is told is already known. An LLM reads the list to skip repeats and to name
+    what a statement replaces; the heuristic provider reads it only for the attributes a sentence may
+    give a new value ("my rent went down to $1,750"), and leaves in what repeats a memory: a memory
+    said again in a new conversation is exactly what the merge decision must see to reinforce it
+    (seed 002 §3.3, §7.4); re-read turns are kept from reinforcing by the merge decision itself."""
     return list(
         Memory.objects.filter(owner_id=session.owner_id, agent=session.agent, status=Status.ACTIVE, strength__gte=0.2)
         .order_by("-strength", "-updated_at")
         .values_list("content", flat=True)[:EXISTING_SUMMARY_LIMIT]
     )
-
-
-def _existing_for(llm, session: ChatSession) -> list[str]:
-    """What the extractor is told is already known. An LLM reads the list to skip repeats and to name
-    what a statement replaces. The heuristic provider only uses it to drop candidates equal to one of
-    them, yet a memory said again in a new conversation is exactly what the merge decision must see
-    to reinforce it (seed 002 §3.3, §7.4); re-read turns are kept from reinforcing by the merge
-    decision itself."""
-    if getattr(llm, "name", "") == "heuristic":
-        return []
-    return _existing_summary(session)
 
 
 def _brief(memory) -> dict:
@@ -202,7 +196,7 @@ def session_consolidate(*, session: ChatSession) -> ExtractionStats:
             stats.skipped = f"fewer than {settings.CONSOLIDATION_MIN_TURNS} turns"
         else:
             llm = get_llm()
-            existing = _existing_for(llm, session)
+            existing = _existing_summary(session)
             for chunk in _chunks(turns, settings.EXTRACTION_WINDOW_TOKENS):
                 candidates = llm.extract(turns=turn_views(chunk), existing=existing)
                 candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
@@ -252,7 +246,7 @@ def turn_extract(*, job: ExtractionJob) -> ExtractionStats:
             stats.skipped = "turn not found"
             return stats
         llm = get_llm()
-        candidates = llm.extract(turns=turn_views(turns), existing=_existing_for(llm, session))
+        candidates = llm.extract(turns=turn_views(turns), existing=_existing_summary(session))
         wanted = {t.sequence for t in targets}
         candidates = [c for c in candidates if wanted & set(c.source_sequences) or not c.source_sequences]
         candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
@@ -279,7 +273,7 @@ def session_compact(*, job: ExtractionJob) -> ExtractionStats:
         later = ConversationTurn.objects.filter(session=session, sequence__gt=job.range_end)
         session.unsummarized_tokens = later.aggregate(tokens=Sum("token_count"))["tokens"] or 0
         session.save(update_fields=["rolling_summary", "summarized_through", "unsummarized_tokens"])
-        candidates = llm.extract(turns=turn_views(turns), existing=_existing_for(llm, session))
+        candidates = llm.extract(turns=turn_views(turns), existing=_existing_summary(session))
         candidates_apply(session=session, turns=turns, candidates=candidates, stats=stats)
         _publish_completed(session=session, stats=stats, kind="compaction")
     return stats
