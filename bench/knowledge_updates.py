@@ -1923,6 +1923,528 @@ SCENARIOS: list[dict] = [
         ],
         "stale": ["每天晚上都失眠", "用户失眠", "得吃褪黑素", "需要吃褪黑素", "要吃褪黑素才能"],
     },
+    # --- a sixth probe: 40 scenarios (20 English, 20 Chinese) by a fourth helper that read nothing of the
+    # repository (only the fields of a scenario, in its prompt). Measured once on the code before the
+    # session that added it (10/40) and on that session's code (10/40: its attribute changes were
+    # written before the probe was seen); nothing was tuned on it.
+    {
+        "name": "editor vscode to neovim",
+        "lang": "en",
+        "kind": "preference",
+        "before": ["I do pretty much all my coding in VS Code, got it set up exactly how I like it"],
+        "after": [
+            "ok I finally caved and went full neovim lol. took a whole weekend to get my config right but "
+            "I'm not going back"
+        ],
+        "query": "What code editor does the user use?",
+        "new": ["neovim", "nvim", "neo vim"],
+        "stale": ["uses vs code", "uses vscode", "codes in vs code", "coding in vs code", "prefers vs code"],
+    },
+    {
+        "name": "music spotify to apple",
+        "lang": "en",
+        "kind": "preference",
+        "before": ["can you make me a Spotify playlist of chill 90s stuff? that's what I use for all my music"],
+        "after": [
+            "my sister added me to her family plan on apple music so I cancelled the other one, saves me "
+            "like 11 bucks a month"
+        ],
+        "query": "Which music streaming service does the user use?",
+        "new": ["apple music"],
+        "stale": ["uses spotify", "spotify user", "listens on spotify", "music on spotify"],
+    },
+    {
+        "name": "workout morning to night",
+        "lang": "en",
+        "kind": "preference",
+        "before": ["I run every morning before work, usually out the door by 6"],
+        "after": [
+            "mornings are just not happening anymore with the baby lol. I've been doing my workouts at night "
+            "once she goes down, usually around 9"
+        ],
+        "query": "When does the user usually work out?",
+        "new": ["night", "evening", "9pm", "9 pm", "after the baby", "once she goes down", "after she goes"],
+        "stale": ["runs every morning", "runs in the morning", "out the door by 6", "runs at 6", "runs before work"],
+    },
+    {
+        "name": "notes notion to obsidian",
+        "lang": "en",
+        "kind": "preference",
+        "before": ["I keep all my notes and to-dos in Notion, it's basically where my whole life lives"],
+        "after": [
+            "can you help me write a template for my daily note in Obsidian? want sections for tasks, "
+            "meetings and a quick journal bit. been on it since I ditched the old setup last month"
+        ],
+        "query": "What app does the user use for notes?",
+        "new": ["obsidian"],
+        "stale": ["uses notion", "notes in notion", "to-dos in notion", "keeps notes in notion", "relies on notion"],
+    },
+    {
+        "name": "austin to denver",
+        "lang": "en",
+        "kind": "move",
+        "before": ["I live in Austin, so anything outdoors in August is basically a no-go lol"],
+        "after": ["finally feel settled in Denver! the altitude is kicking my butt on runs though"],
+        "query": "Where does the user live?",
+        "new": ["denver", "colorado"],
+        "stale": ["lives in austin", "based in austin", "living in austin", "austin resident", "resides in austin"],
+    },
+    {
+        "name": "clapham to manchester",
+        "lang": "en",
+        "kind": "move",
+        "before": ["Any good brunch spots near Clapham? I'm about 10 mins walk from the common"],
+        "after": [
+            "we ended up leaving London in the end — rent was just silly. new flat's in Ancoats, tiny but I "
+            "love it, Manchester's been great so far"
+        ],
+        "query": "Where does the user live?",
+        "new": ["manchester", "ancoats"],
+        "stale": [
+            "lives in clapham",
+            "lives in london",
+            "lives near clapham",
+            "based in london",
+            "living in london",
+            "10 mins walk from the common",
+        ],
+    },
+    {
+        "name": "toronto to vancouver",
+        "lang": "en",
+        "kind": "move",
+        "before": ["I'm in Toronto so please don't schedule anything before 9am my time"],
+        "after": [
+            "heads up I'm on Pacific time from now on, we relocated out west over the holidays. Vancouver "
+            "rain is no joke"
+        ],
+        "query": "Where does the user live?",
+        "new": ["vancouver", "pacific time", "british columbia"],
+        "stale": [
+            "lives in toronto",
+            "based in toronto",
+            "located in toronto",
+            "living in toronto",
+            "resides in toronto",
+        ],
+    },
+    {
+        "name": "shopify to stripe",
+        "lang": "en",
+        "kind": "job",
+        "before": ["I'm a backend dev at Shopify, mostly Ruby stuff"],
+        "after": ["first week at Stripe done 🎉 so much onboarding. miss rails a little but the team's great"],
+        "query": "Where does the user work?",
+        "new": ["stripe"],
+        "stale": [
+            "works at shopify",
+            "dev at shopify",
+            "developer at shopify",
+            "engineer at shopify",
+            "employed at shopify",
+            "works for shopify",
+        ],
+    },
+    {
+        "name": "teacher to assistant principal",
+        "lang": "en",
+        "kind": "job",
+        "before": ["I teach 7th grade science at Lincoln Middle, 5 periods a day"],
+        "after": [
+            "Got the assistant principal job!! so no more classroom for me starting this fall. way more meetings lol"
+        ],
+        "query": "What is the user's job?",
+        "new": ["assistant principal", "vice principal", "ap at lincoln"],
+        "stale": [
+            "teaches 7th grade",
+            "teaches seventh grade",
+            "is a 7th grade science teacher",
+            "is a science teacher",
+            "5 periods a day",
+        ],
+    },
+    {
+        "name": "auditor to bakery owner",
+        "lang": "en",
+        "kind": "job",
+        "before": ["I'm an auditor at Deloitte. busy season is brutal, I basically live at the office Jan-April"],
+        "after": [
+            "quit the big 4 life and opened a little bakery with my partner 🥐 the hours are worse honestly "
+            "but I'm way happier"
+        ],
+        "query": "What does the user do for work?",
+        "new": ["bakery", "baker", "runs a bakery", "owns a bakery"],
+        "stale": [
+            "auditor at deloitte",
+            "works at deloitte",
+            "works for deloitte",
+            "is an auditor",
+            "employed at deloitte",
+        ],
+    },
+    {
+        "name": "door code",
+        "lang": "en",
+        "kind": "value",
+        "before": ["the code for my building's front door is 4471 btw, in case I forget it again"],
+        "after": ["management reset all the door codes this week. mine's 9082 — can you remember that one instead"],
+        "query": "What is the user's building door code?",
+        "new": ["9082", "9 0 8 2"],
+        "stale": ["code is 4471", "code: 4471", "code 4471", "door code is 4471", "is 4471"],
+    },
+    {
+        "name": "dentist date moved",
+        "lang": "en",
+        "kind": "value",
+        "before": ["I've got a dentist appointment March 14 at 3pm, remind me the day before?"],
+        "after": ["dentist office called, they had to bump me a week later. same time though"],
+        "query": "When is the user's dentist appointment?",
+        "new": ["march 21", "21st", "21 march", "3/21", "mar 21", "a week later"],
+        "stale": [
+            "appointment on march 14",
+            "appointment march 14",
+            "march 14 at 3",
+            "march 14th at 3",
+            "on march 14",
+            "3/14",
+        ],
+    },
+    {
+        "name": "rent went up",
+        "lang": "en",
+        "kind": "value",
+        "before": ["my rent is $1,850 a month for a one bed, which is honestly not bad for this area"],
+        "after": ["landlord bumped the rent by 150 at renewal 🙄 still cheaper than moving I guess"],
+        "query": "How much is the user's rent?",
+        "new": ["2,000", "2000", "$2k", "2k", "two thousand"],
+        "stale": [
+            "rent is $1,850",
+            "rent is 1850",
+            "rent is $1850",
+            "pays $1,850",
+            "pays 1850",
+            "1,850 a month",
+            "1850 a month",
+            "1,850 per month",
+        ],
+    },
+    {
+        "name": "peanut allergy restated",
+        "lang": "en",
+        "kind": "restated",
+        "before": ["I'm allergic to peanuts, like carry-an-epipen allergic"],
+        "after": ["oh make sure that satay recipe swaps out the peanut butter, I literally can't have any of it"],
+        "query": "What food allergies does the user have?",
+        "new": ["peanut"],
+        "stale": [],
+    },
+    {
+        "name": "vegetarian restated",
+        "lang": "en",
+        "kind": "restated",
+        "before": ["fyi I'm vegetarian, have been for about ten years"],
+        "after": ["no meat for me please when you suggest dinners — haven't eaten it in a decade"],
+        "query": "What are the user's dietary restrictions?",
+        "new": ["vegetarian", "no meat", "doesn't eat meat", "does not eat meat", "meat-free"],
+        "stale": [],
+    },
+    {
+        "name": "dog biscuit restated",
+        "lang": "en",
+        "kind": "restated",
+        "before": ["My dog's name is Biscuit, he's a 4 year old beagle"],
+        "after": ["Biscuit (my beagle) ate another sock last night, should I be worried??"],
+        "query": "What is the user's dog's name?",
+        "new": ["biscuit"],
+        "stale": [],
+    },
+    {
+        "name": "birthday restated",
+        "lang": "en",
+        "kind": "restated",
+        "before": ["my birthday is October 3rd, for the record"],
+        "after": ["yep I'm a libra, 3rd of october baby 🎂 so plan the party around that weekend"],
+        "query": "When is the user's birthday?",
+        "new": ["october 3", "oct 3", "3 october", "3rd of october", "10/3", "october third"],
+        "stale": [],
+    },
+    {
+        "name": "quit smoking, three months in",
+        "lang": "en",
+        "kind": "contradiction",
+        "before": ["I smoke about half a pack a day, trying to cut down but it's hard"],
+        "after": ["3 months without a cigarette as of today!! the patches actually worked"],
+        "query": "Does the user smoke?",
+        "new": [
+            "quit",
+            "stopped",
+            "no longer",
+            "smoke-free",
+            "doesn't smoke",
+            "does not smoke",
+            "without a cigarette",
+            "ex-smoker",
+            "former smoker",
+        ],
+        "stale": ["smokes about half a pack", "smokes half a pack", "is a smoker", "smokes daily", "currently smokes"],
+    },
+    {
+        "name": "sold the car",
+        "lang": "en",
+        "kind": "contradiction",
+        "before": ["I drive a 2015 Honda Civic, it's got like 120k miles on it"],
+        "after": [
+            "sold the civic last weekend. turns out you really don't need a car in this neighborhood, bike + "
+            "bus does the job"
+        ],
+        "query": "What car does the user drive?",
+        "new": [
+            "sold",
+            "no longer",
+            "doesn't have a car",
+            "does not have a car",
+            "doesn't own a car",
+            "does not own a car",
+            "no car",
+            "car-free",
+            "without a car",
+        ],
+        "stale": ["drives a 2015", "drives a honda", "drives a civic", "owns a 2015", "owns a honda", "owns a civic"],
+    },
+    {
+        "name": "book club ended",
+        "lang": "en",
+        "kind": "contradiction",
+        "before": [
+            "I'm in a book club that meets the first Thursday of every month, we're reading Tomorrow and "
+            "Tomorrow and Tomorrow right now"
+        ],
+        "after": ["book club kinda fizzled out tbh. nobody could ever agree on a date so we just... stopped"],
+        "query": "Is the user part of a book club?",
+        "new": [
+            "fizzled",
+            "no longer",
+            "stopped",
+            "ended",
+            "disbanded",
+            "not in a book club",
+            "isn't in a book club",
+            "is not in a book club",
+        ],
+        "stale": [
+            "is in a book club",
+            "member of a book club",
+            "book club that meets",
+            "meets the first thursday",
+            "attends a book club",
+        ],
+    },
+    {
+        "name": "iphone换华为",
+        "lang": "zh",
+        "kind": "preference",
+        "before": ["一直用的iPhone，好多年了，生态离不开"],
+        "after": ["入了台Mate 60，鸿蒙用着还挺顺手，苹果那台给我妈了"],
+        "query": "用户用的是什么手机？",
+        "new": ["mate 60", "mate60", "华为", "鸿蒙"],
+        "stale": ["用iphone", "使用iphone", "用苹果手机", "iphone用户", "使用苹果手机"],
+    },
+    {
+        "name": "不吃辣变无辣不欢",
+        "lang": "zh",
+        "kind": "preference",
+        "before": ["我不太能吃辣，微辣都受不了，点菜帮我避开辣的"],
+        "after": ["在四川待了半年，现在无辣不欢了哈哈，点外卖中辣起步"],
+        "query": "用户能吃辣吗？",
+        "new": ["无辣不欢", "中辣", "很能吃辣", "变得能吃辣", "嗜辣"],
+        "stale": ["不太能吃辣", "微辣都受不了", "受不了辣", "避开辣"],
+    },
+    {
+        "name": "开车改地铁",
+        "lang": "zh",
+        "kind": "preference",
+        "before": ["每天开车上班，单程四十分钟，堵起来一个小时"],
+        "after": ["油价太贵了，最近都坐地铁去公司，车放楼下吃灰"],
+        "query": "用户平时怎么通勤？",
+        "new": ["地铁"],
+        "stale": ["开车上班", "开车通勤", "自驾上班", "驾车上班"],
+    },
+    {
+        "name": "杭州到成都",
+        "lang": "zh",
+        "kind": "move",
+        "before": ["我在杭州，最近梅雨季天天下雨烦死了"],
+        "after": ["来成都快一个月了，火锅吃得我胖了三斤"],
+        "query": "用户住在哪里？",
+        "new": ["成都"],
+        "stale": ["用户住在杭州", "住在杭州", "现居杭州", "在杭州生活", "居住在杭州"],
+    },
+    {
+        "name": "海淀到望京",
+        "lang": "zh",
+        "kind": "move",
+        "before": ["住海淀，五道口附近，周末想找个地方爬山"],
+        "after": ["刚搬去望京，离新公司近，通勤从一个半小时变二十分钟，爽"],
+        "query": "用户住在哪里？",
+        "new": ["望京", "朝阳"],
+        "stale": ["住在海淀", "住海淀", "住在五道口", "五道口附近", "居住在海淀"],
+    },
+    {
+        "name": "上海回长沙",
+        "lang": "zh",
+        "kind": "move",
+        "before": ["一个人在上海租房，住徐汇那边，房租占了工资一半"],
+        "after": ["最后还是决定回长沙了，爸妈年纪大了，离家近点放心"],
+        "query": "用户住在哪里？",
+        "new": ["长沙", "湖南"],
+        "stale": ["住在徐汇", "住徐汇", "住在上海", "在上海租房", "居住在上海"],
+    },
+    {
+        "name": "深圳外派新加坡",
+        "lang": "zh",
+        "kind": "move",
+        "before": ["人在深圳，南山科技园这边上班"],
+        "after": ["外派新加坡两年，这边物价是真高，一碗叻沙十几新币"],
+        "query": "用户住在哪里？",
+        "new": ["新加坡"],
+        "stale": ["住在深圳", "人在深圳", "住在南山", "居住在深圳", "在深圳生活"],
+    },
+    {
+        "name": "字节到腾讯",
+        "lang": "zh",
+        "kind": "job",
+        "before": ["在字节做产品经理，一天八个会"],
+        "after": ["offer拿到了，下周一去腾讯报到，还是做产品，就是换个地方开会哈哈"],
+        "query": "用户在哪家公司工作？",
+        "new": ["腾讯"],
+        "stale": ["在字节做产品", "就职于字节", "字节跳动产品经理", "在字节跳动工作", "字节的产品经理", "在字节工作"],
+    },
+    {
+        "name": "语文老师上岸",
+        "lang": "zh",
+        "kind": "job",
+        "before": ["我是初中语文老师，今年带初三，压力山大"],
+        "after": ["上岸了！！区税务局，下个月入职，终于不用改作文了😭"],
+        "query": "用户的职业是什么？",
+        "new": ["税务局", "公务员", "考公上岸"],
+        "stale": ["是初中语文老师", "是一名初中语文老师", "担任初中语文老师", "今年带初三", "职业是初中语文老师"],
+    },
+    {
+        "name": "会计开奶茶店",
+        "lang": "zh",
+        "kind": "job",
+        "before": ["在一家外企做会计，月底结账忙到飞起"],
+        "after": ["辞了，跟朋友在大学城合伙开了家奶茶店，累是累但挺开心"],
+        "query": "用户做什么工作？",
+        "new": ["奶茶店", "开店", "奶茶"],
+        "stale": ["在外企做会计", "是会计", "外企会计", "从事会计工作", "职业是会计"],
+    },
+    {
+        "name": "换手机号",
+        "lang": "zh",
+        "kind": "value",
+        "before": ["我手机号是13800138000，快递填这个就行"],
+        "after": ["换号了，以后都用15912345678，原来那个已经停机了"],
+        "query": "用户的手机号是多少？",
+        "new": ["15912345678", "159 1234 5678", "159-1234-5678"],
+        "stale": [
+            "手机号是13800138000",
+            "手机号为13800138000",
+            "手机号码是13800138000",
+            "号码是13800138000",
+            "手机号：13800138000",
+        ],
+    },
+    {
+        "name": "体重减到68",
+        "lang": "zh",
+        "kind": "value",
+        "before": ["现在72公斤，目标是减到65"],
+        "after": ["称了一下68了！还差三公斤，冲"],
+        "query": "用户现在的体重是多少？",
+        "new": ["68"],
+        "stale": ["体重72", "体重是72", "体重为72", "现在72公斤", "目前72公斤"],
+    },
+    {
+        "name": "瑜伽课改时间",
+        "lang": "zh",
+        "kind": "value",
+        "before": ["每周三晚上七点上瑜伽课，那个时间别给我安排别的"],
+        "after": ["瑜伽馆调课了，挪到周四晚上八点，周三空出来了"],
+        "query": "用户的瑜伽课是什么时间？",
+        "new": ["周四", "星期四", "礼拜四"],
+        "stale": ["周三晚上七点", "周三晚上7点", "星期三晚上七点", "周三19", "每周三晚上"],
+    },
+    {
+        "name": "婚期改到五一",
+        "lang": "zh",
+        "kind": "value",
+        "before": ["婚礼定在今年10月1号了，国庆假期大家都有空"],
+        "after": ["婚期往后挪了，酒店那边档期冲突，改成明年五一"],
+        "query": "用户的婚礼是什么时候？",
+        "new": ["五一", "5月1", "五月一", "劳动节", "5.1"],
+        "stale": ["定在今年10月1", "定在10月1", "10月1号举行", "国庆假期举行", "婚礼在10月1"],
+    },
+    {
+        "name": "青霉素过敏复述",
+        "lang": "zh",
+        "kind": "restated",
+        "before": ["我对青霉素过敏，小时候打针差点出事"],
+        "after": ["下次看病帮我记着提醒医生，青霉素类的药我碰不了"],
+        "query": "用户对什么药物过敏？",
+        "new": ["青霉素"],
+        "stale": [],
+    },
+    {
+        "name": "猫叫土豆复述",
+        "lang": "zh",
+        "kind": "restated",
+        "before": ["我家猫叫土豆，是只英短蓝猫"],
+        "after": ["土豆今天又把杯子推下桌了，英短都这么皮吗"],
+        "query": "用户的猫叫什么名字？",
+        "new": ["土豆"],
+        "stale": [],
+    },
+    {
+        "name": "不吃香菜复述",
+        "lang": "zh",
+        "kind": "restated",
+        "before": ["我不吃香菜，一点都不行"],
+        "after": ["点外卖帮我备注去香菜哈，闻到那个味儿就想吐"],
+        "query": "用户有什么忌口？",
+        "new": ["香菜"],
+        "stale": [],
+    },
+    {
+        "name": "金毛送回老家",
+        "lang": "zh",
+        "kind": "contradiction",
+        "before": ["家里养了条金毛，叫可乐，三岁了"],
+        "after": ["可乐送回老家给爸妈养了，城里实在没空遛它，爸妈那院子大它也开心"],
+        "query": "用户现在养狗吗？",
+        "new": ["送回老家", "送给", "不养", "没有养", "爸妈养", "父母", "送人"],
+        "stale": ["养了条金毛", "养了一条金毛", "家里养了", "家里有一条金毛", "家里有条金毛"],
+    },
+    {
+        "name": "健身卡没续",
+        "lang": "zh",
+        "kind": "contradiction",
+        "before": ["每周去三次健身房，主要练力量"],
+        "after": ["健身卡到期没续，这俩月基本没练，躺平了"],
+        "query": "用户还去健身房吗？",
+        "new": ["没续", "不再", "停止", "没去", "不去", "没练", "停了", "躺平"],
+        "stale": ["每周去三次健身房", "每周去健身房三次", "每周健身三次", "一周三次健身"],
+    },
+    {
+        "name": "日语不学了",
+        "lang": "zh",
+        "kind": "contradiction",
+        "before": ["最近在学日语，每天背五十个单词，准备明年考N2"],
+        "after": ["日语先放下了，工作太忙实在坚持不下来，N2也不报了"],
+        "query": "用户在学日语吗？",
+        "new": ["放下", "放弃", "不学", "停止", "没再学", "不再", "不报"],
+        "stale": ["在学日语", "正在学习日语", "每天背五十个单词", "准备明年考n2", "正在学日语"],
+    },
 ]
 
 
@@ -1974,11 +2496,9 @@ KNOWN_MISSES = frozenset(
         "beach holidays to mountain hiking",
         "book club fizzled out",
         "brooklyn walk-up to farmhouse near asheville",
-        "chrome to firefox",
         "deaf in left ear said twice",
         "dentist appointment moved to the 16th",
         "excel记账改用随手记",
-        "klm frequent flyer number",
         "moleskine planner to todoist",
         "six foot four said twice",
         "uber driver to county library",
@@ -1992,6 +2512,38 @@ KNOWN_MISSES = frozenset(
         "福州仓山退租去宁波",
         "老公是消防员说了两次",
         "雅思重考7.5",
+        # The sixth probe: 30 of its 40, mostly a state the sentence rules do not read at all, old or new
+        # ("我在杭州，最近梅雨季天天下雨", "went full neovim", "first week at Stripe done").
+        "editor vscode to neovim",
+        "music spotify to apple",
+        "workout morning to night",
+        "notes notion to obsidian",
+        "austin to denver",
+        "clapham to manchester",
+        "shopify to stripe",
+        "teacher to assistant principal",
+        "auditor to bakery owner",
+        "door code",
+        "dentist date moved",
+        "rent went up",
+        "quit smoking, three months in",
+        "book club ended",
+        "iphone换华为",
+        "不吃辣变无辣不欢",
+        "开车改地铁",
+        "杭州到成都",
+        "海淀到望京",
+        "上海回长沙",
+        "深圳外派新加坡",
+        "语文老师上岸",
+        "会计开奶茶店",
+        "换手机号",
+        "体重减到68",
+        "瑜伽课改时间",
+        "婚期改到五一",
+        "金毛送回老家",
+        "健身卡没续",
+        "日语不学了",
     }
 )
 
@@ -2158,12 +2710,41 @@ def start_server(database: str) -> tuple[subprocess.Popen, str, str]:
     return process, f"http://127.0.0.1:{port}", key
 
 
+SCENARIO_FIELDS = {"name": str, "lang": str, "kind": str, "before": list, "after": list, "query": str, "new": list}
+KINDS = {"preference", "move", "job", "value", "restated", "contradiction"}
+
+
+def scenarios_load(path: Path) -> list[dict]:
+    """Scenarios from a JSON file, checked field by field (ValueError names the first bad one)."""
+    loaded = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(loaded, list) or not loaded:
+        raise ValueError("expected a non-empty JSON list of scenarios")
+    for index, scenario in enumerate(loaded):
+        if not isinstance(scenario, dict):
+            raise ValueError(f"entry {index} is not an object")
+        for field_name, kind in SCENARIO_FIELDS.items():
+            if not isinstance(scenario.get(field_name), kind):
+                raise ValueError(f"entry {index}: {field_name!r} must be a {kind.__name__}")
+        if scenario["lang"] not in ("en", "zh") or scenario["kind"] not in KINDS:
+            raise ValueError(f"entry {index}: lang must be en or zh and kind one of {sorted(KINDS)}")
+        scenario.setdefault("stale", [])
+    names = [s["name"] for s in loaded]
+    if len(set(names)) != len(names):
+        raise ValueError("scenario names must be unique")
+    return loaded
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base-url", help="A running service (then --api-key is required).")
     parser.add_argument("--api-key")
     parser.add_argument("--database", default=DEFAULT_DATABASE, help="Database for the server this script starts.")
     parser.add_argument("--only", help="Run the scenarios whose name contains this text.")
+    parser.add_argument(
+        "--scenarios",
+        type=Path,
+        help="A JSON file with a list of scenarios of your own (the fields of SCENARIOS' entries) to run instead.",
+    )
     args = parser.parse_args()
     if args.base_url and not args.api_key:
         parser.error("--base-url needs --api-key")
@@ -2172,7 +2753,11 @@ def main() -> int:
         base_url, key = args.base_url, args.api_key
     else:
         server, base_url, key = start_server(args.database)
-    scenarios = [s for s in SCENARIOS if not args.only or args.only.casefold() in s["name"].casefold()]
+    try:
+        chosen = scenarios_load(args.scenarios) if args.scenarios else SCENARIOS
+    except (OSError, ValueError) as error:
+        parser.error(f"--scenarios: {error}")
+    scenarios = [s for s in chosen if not args.only or args.only.casefold() in s["name"].casefold()]
     try:
         started = time.monotonic()
         results = run_all(Api(base_url, key), scenarios)

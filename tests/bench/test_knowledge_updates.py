@@ -43,3 +43,50 @@ def test_every_knowledge_update_scenario_passes_through_the_rest_api(api, user, 
     # the new value first
     failures = {scenario["name"]: problems for scenario, problems in results if problems}
     assert set(failures) == bench.KNOWN_MISSES
+
+
+def test_scenarios_of_ones_own_load_from_a_json_file(tmp_path):
+    # given a file with one scenario, its stale markers left out
+    bench = bench_script("knowledge_updates")
+    path = tmp_path / "mine.json"
+    mine = {
+        "name": "bank",
+        "lang": "en",
+        "kind": "value",
+        "before": ["My bank is Barclays."],
+        "after": ["I moved my accounts to Monzo."],
+        "query": "Which bank does the user use?",
+        "new": ["monzo"],
+    }
+    path.write_text(json.dumps([mine]), encoding="utf-8")
+
+    # when it is loaded
+    loaded = bench.scenarios_load(path)
+
+    # then it is the scenario, with no stale markers
+    assert loaded == [{**mine, "stale": []}]
+
+
+@pytest.mark.parametrize(
+    ("content", "reason"),
+    [
+        ("{}", "expected a non-empty JSON list of scenarios"),
+        ("[1]", "entry 0 is not an object"),
+        ('[{"name": "x"}]', "entry 0: 'lang' must be a str"),
+        (
+            '[{"name": "x", "lang": "fr", "kind": "value", "before": [], "after": [], "query": "q", "new": []}]',
+            "entry 0: lang must be en or zh and kind one of "
+            "['contradiction', 'job', 'move', 'preference', 'restated', 'value']",
+        ),
+    ],
+)
+def test_a_scenario_file_that_is_not_a_list_of_scenarios_is_refused_with_its_reason(tmp_path, content, reason):
+    # given a file that is not a list of well-formed scenarios
+    bench = bench_script("knowledge_updates")
+    path = tmp_path / "bad.json"
+    path.write_text(content, encoding="utf-8")
+
+    # when it is loaded, then the first problem is named
+    with pytest.raises(ValueError) as refused:
+        bench.scenarios_load(path)
+    assert str(refused.value) == reason
