@@ -18,8 +18,21 @@ _NOT_ATTRIBUTES = ("问题", "意思", "想法", "看法", "建议", "错", "理
 _PROJECT_WORDS = re.compile(r"项目|接口|仓库|数据库|服务器|分支|域名|端口|前缀|截止|团队|技术栈|后端|前端")
 
 
+# "我手机号是…", "我生日是…": chat leaves 的 out before the attributes everyone has one of.
+_MY_WITHOUT_DE = re.compile(
+    r"^我(?P<attr>"
+    + "|".join(sorted((a for a in lexicon.ZH_ATTRIBUTES if len(a) >= 2), key=len, reverse=True))
+    + r"|手机号码|手机|微信号?|车牌号?|血型|身份证号|工号|学号|地址|星座)(?:是|叫|为)(?P<val>.+)$"
+)
+
+
 def my_attribute(text: str, ctx: Ctx) -> CandidateMemory | None:
     m = _MY.match(text)
+    if not m:
+        bare = _MY_WITHOUT_DE.match(text)
+        if bare:
+            text = f"我的{bare['attr']}{text[len(bare['attr']) + 1 :]}"
+            m = _MY.match(text)
     if not m or m["attr"].startswith(_NOT_ATTRIBUTES) or m["val"].startswith(("不", "有点", "很", "太")):
         return None
     attr, val = m["attr"].strip(), m["val"].strip()

@@ -146,6 +146,20 @@ def _place_fact(subject: str, predicate: str, *, min_length: int = 0) -> Builder
 
 
 identity.add(_LIVE.match, _place_fact("residence", "lives in", min_length=2))
+
+# "我在杭州", "人在深圳": a city said with nothing after it is where the user is based (what they do
+# there, "在杭州出差", "在深圳上班", is read by the rules for it).
+_BASED_IN = re.compile(r"^我(?:现在|目前|一直|人)?在(?P<place>[\u4e00-\u9fff]{2,8}?)(?:这边|那边|这儿|这里)?$")
+
+
+def _based_in(text: str) -> re.Match | None:
+    m = _BASED_IN.match(text)
+    place = m["place"] if m else ""
+    # The place itself, not a place and what is done there ("杭州出差").
+    return m if place in vocabulary.ZH_PLACES or place.endswith(vocabulary.ZH_PLACE_SUFFIXES) else None
+
+
+identity.add(_based_in, _place_fact("residence", "lives in", min_length=2))
 identity.add(_ORIGIN.match, _place_fact("origin", "is from"))
 
 

@@ -157,7 +157,30 @@ _LEAD_IN = re.compile(
 )
 
 
+# Chat leaves the subject out ("住海淀，五道口附近", "每天开车上班", "在一家外企做会计"): a user's
+# clause that opens with how often, since when or where they are, or with a verb of living, working,
+# keeping or using, is about the user. Requests ("帮我…", "给我…") and remarks open otherwise.
+_DROPPED_SUBJECT = re.compile(
+    r"^(?:每天|每周|每个月|每月|每年|平时|平常|一直|一般|通常|最近|目前|现在|天天|经常|从小|今年|去年|人在|住在?|"
+    r"在(?!吗|不在|哪|这|那)|养了|开了|做了|当了|干了|学了|用了|换了|搬到|搬去|刚搬|刚换|刚开始)"
+)
+
+
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    """A clause's candidate; failing that, the clause read with the 我 chat left out, or its first
+    part alone: what follows a statement is often a remark on it ("我是初中语文老师，今年带初三，压力山大",
+    "我手机号是138…，快递填这个就行")."""
+    found = _read_clause(clause, ctx)
+    text = strip_zh_end(_FILLER.sub("", clause.strip()))
+    if found is None and _DROPPED_SUBJECT.match(text):
+        found = _read_clause("我" + text, ctx)
+    head = re.split(r"[，,；;]", text, maxsplit=1)[0]
+    if found is None and head != text and cjk_count(head) >= 4:
+        found = extract_clause(head, ctx)
+    return found
+
+
+def _read_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     raw = _FILLER.sub("", clause.strip())
     lead = _LEAD_IN.match(raw)
     if lead and find_date(lead["lead"], ctx.now) is None and find_past_date(lead["lead"], ctx.now) is None:

@@ -387,3 +387,36 @@ def test_what_our_names_is_the_households_or_the_teams(line, content):
     # when "our …" is said of what a couple or family has together, or of anything else
     # then it is the user's own, or their team's
     assert one(line).content == content
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # chat leaves 我 out
+        ("住海淀，五道口附近。", ("用户住海淀，五道口附近", "residence", "海淀，五道口")),
+        ("每天开车上班，单程四十分钟。", ("用户每天开车上班，单程四十分钟", "开车上班，单程四十分钟", "每天")),
+        # a remark after the statement
+        ("我是初中语文老师，今年带初三，压力山大。", ("用户是初中语文老师", "occupation", "初中语文老师")),
+        # 的 left out before an attribute everyone has
+        (
+            "我手机号是13800138000，快递填这个就行。",
+            ("用户的手机号是13800138000，快递填这个就行", "phone number", "13800138000，快递填这个就行"),
+        ),
+        # a city with nothing after it: where the user is based
+        ("我在杭州，最近梅雨季天天下雨烦死了。", ("用户在杭州", "residence", "杭州")),
+        ("人在深圳，南山科技园这边上班。", ("用户人在深圳", "residence", "深圳")),
+    ],
+)
+def test_chinese_said_as_people_chat_is_read(line, expected):
+    # when a Chinese statement is said the way chat says it
+    candidate = one(line)
+
+    # then it is read as the statement it is
+    assert (candidate.content, candidate.subject, candidate.value) == expected
+
+
+@pytest.mark.parametrize("line", ["帮我查一下天气。", "在吗？", "我在杭州出差。", "我在开会。", "最近天气好热。"])
+def test_chinese_requests_and_moments_are_not_read_as_statements_about_the_user(line):
+    # when a request, a greeting or a moment is said without a subject
+    # then nothing is kept
+    assert extract_candidates(user_says(line), []) == []
