@@ -2487,7 +2487,6 @@ KNOWN_MISSES = frozenset(
         "女儿朵朵说了两次",
         "王者荣耀卸了改玩塞尔达",
         "电动车被偷了没再买",
-        "连锁酒店换成民宿",
         "钢琴课停了",
         "银行柜员辞职开烘焙店",
         "阿里离职去小米报到",
@@ -2529,10 +2528,8 @@ KNOWN_MISSES = frozenset(
         "quit smoking, three months in",
         "book club ended",
         "iphone换华为",
-        "不吃辣变无辣不欢",
         "开车改地铁",
         "杭州到成都",
-        "海淀到望京",
         "上海回长沙",
         "深圳外派新加坡",
         "语文老师上岸",
@@ -2544,6 +2541,9 @@ KNOWN_MISSES = frozenset(
         "金毛送回老家",
         "健身卡没续",
         "日语不学了",
+        # Passed only while neither statement was kept: once "我对青霉素过敏，小时候打针差点出事" was read
+        # (its first clause alone), the restatement "青霉素类的药我碰不了" is kept beside it as a rule.
+        "青霉素过敏复述",
     }
 )
 

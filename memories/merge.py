@@ -178,6 +178,10 @@ def _update_reason(content: str, existing: Memory, similarity: float, min_simila
     slot = update.slot or (updates.slot_of(content) if update.kind != "stop" else "")
     if slot and updates.slot_of(existing.content) == slot:
         return f"knowledge update: new {slot} {update.new or content!r}"
+    if slot == "employer" and updates.names_role(content) and updates.occupation_of(existing.content):
+        # A new place of work with a role of its own ("joined Stripe as a designer", "现在在猿辅导做课程研发")
+        # is a new job: what the user did for a living before is no longer it.
+        return f"knowledge update: new job {update.new or content!r}"
     if update.kind in ("stop", "leave"):
         return ""
     new_domain = updates.domain(update.new or content)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from memories.contradiction import negated
 from memories.extraction.lexicon import domain_of
+from memories.extraction.vocabulary import OCCUPATIONS, ZH_OCCUPATION_SUFFIXES
 from memory_project.text import cjk_ngrams
 
 # Identifiers and numbers: anything with a digit ("db-01", "10.0.0.11", "9902", "2024-05-06", "3pm").
@@ -315,6 +316,15 @@ _CUES = [
         "employer",
     ),
     _cue(r"(?:跳槽到了?|入职了?|加入了?|去了)(?P<new>.+?)(?:工作|上班)?$", "switch", "employer", flags=0),
+    # "下周一去腾讯报到": reporting for duty somewhere is starting there.
+    # (Not someone the user takes along, "带儿子去学校报到", nor a school or a hospital.)
+    _cue(
+        r"^[^带陪送，,]*(?:[，,][^带陪送，,]*)*?(?:去|到|在)(?P<new>(?!学校|大学|学院|幼儿园|医院|派出所|社区)"
+        r"[^，,。去到在]{2,12}?)(?:入职)?报到",
+        "switch",
+        "employer",
+        flags=0,
+    ),
     _cue(r"(?:换成了?|改成了?|改为|改用了?|换用了?|改(?:喝|吃|抽|穿|玩|听|看|开|去)了?)(?P<new>.+)", "switch", flags=0),
     # Leaving an employer or a place ends working or living there (and nothing else said of it).
     _cue(
@@ -416,6 +426,30 @@ def exclusive(text: str) -> bool:
     return bool(
         _EN_NOW_ONLY.search(text) or re.search(r"(?:现在|如今|最近)(?:每天|一般)?(?:只|更喜欢|更爱)|这些天只", text)
     )
+
+
+# "User is a nurse", "用户是中学数学老师": what the user does for a living, said without where.
+_EN_OCCUPATION = re.compile(
+    r"^user (?:is|works as) (?:an? )?(?:[a-z-]+ ){0,3}(?:"
+    + "|".join(sorted(OCCUPATIONS, key=len, reverse=True))
+    + r")\b",
+    re.I,
+)
+_ZH_OCCUPATION = re.compile(
+    r"^用户(?:现在|目前)?是(?:一名|一个|个)?[^，,。]{0,10}?(?:" + "|".join(ZH_OCCUPATION_SUFFIXES) + r")"
+)
+# A role the statement gives at the place it names: "as a designer", "做课程研发", "当护士".
+_ROLE = re.compile(r"\bas an? [a-z]|\b(?:working|work|works) as\b|(?:做|当|任|担任)[\u4e00-\u9fffA-Za-z]{2,}", re.I)
+
+
+def occupation_of(text: str) -> bool:
+    """Whether the statement says what the user does for a living."""
+    return bool(_EN_OCCUPATION.match(text) or _ZH_OCCUPATION.match(text))
+
+
+def names_role(text: str) -> bool:
+    """Whether the statement names the role the user has where it says they work."""
+    return bool(_ROLE.search(text))
 
 
 def slot_of(text: str) -> str:

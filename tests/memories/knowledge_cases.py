@@ -37,6 +37,10 @@ UPDATES = [
     ("User always uses Chrome as their browser, on every machine", "User switched their browser to Firefox"),
     ("User's dentist appointment is on Thursday the 9th at 10am", "User's dentist appointment was moved to the 16th"),
     ("用户的信用卡还款日是每月15号", "用户的信用卡还款日是3号"),
+    # A new job: reporting for duty somewhere, or a new place of work with a role of its own.
+    ("用户在字节做产品经理", "用户下周一去腾讯报到"),
+    ("用户是中学数学老师", "用户现在在猿辅导做课程研发"),
+    ("User is a nurse", "User now works at Figma as a product designer"),
 ]
 
 # (old state, an update whose words need the two statements to be close: a value or a habit changed)
@@ -61,4 +65,6 @@ KEPT = [
     ("User's flight is on Monday", "User's flight is at 9am"),
     ("User's friend is Tom", "User's friend is Anna"),
     ("User's wife's birthday is May 3", "User's birthday is June 1"),
+    ("User is a nurse", "User joined St. Mary's Hospital"),
+    ("用户在腾讯工作", "用户明天带儿子去实验小学报到"),
 ]

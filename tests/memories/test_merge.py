@@ -363,6 +363,9 @@ REASONS = {
     "User switched their browser to Firefox": "knowledge update: new browser",
     "User's dentist appointment was moved to the 16th": "knowledge update: new dentist appointment",
     "用户的信用卡还款日是3号": "knowledge update: new 信用卡还款日",
+    "用户下周一去腾讯报到": "knowledge update: new employer '腾讯'",
+    "用户现在在猿辅导做课程研发": "knowledge update: new job '用户现在在猿辅导做课程研发'",
+    "User now works at Figma as a product designer": "knowledge update: new job 'Figma'",
 }
 
 # Why each update of CLOSE_UPDATES supersedes its old state once the two are close.
