@@ -156,9 +156,13 @@ def habit(text: str, ctx: Ctx) -> CandidateMemory | None:
         return found
     for pattern, said in _HABIT_FORMS:
         m = pattern.match(text)
-        if m:
+        if m and not _NO_OBJECT.match(m["act"]):
             return _habit(m, said(m, text), ctx)
     return None
+
+
+# "每周三都打": a verb whose object was said before ("羽毛球"), so the habit names nothing.
+_NO_OBJECT = re.compile(r"^(?:都|会|都会|要|都要|也|还)?[打玩去弄搞做练看](?:[\s，,。]|$)")
 
 
 def _habit(m: re.Match, content: str, ctx: Ctx) -> CandidateMemory:

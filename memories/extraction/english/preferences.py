@@ -209,14 +209,25 @@ def _sentiment(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
 
 # Habits (workflow) --------------------------------------------------------------------------------
 
+# "three times a week", "half a pack a day": how often, said as a rate.
+_RATE = r"(?:(?:once|twice|\w+ times|a few times|a couple of times) )?(?:a|per) (?:day|week|month|year)"
+
 _WHEN = (
     r"every (?:single )?(?:morning|day|night|evening|week|weekend|month|year|monday|tuesday|wednesday|thursday|friday|"
     r"saturday|sunday)|each (?:morning|day|week|night)|on (?:mondays|tuesdays|wednesdays|thursdays|fridays|"
     r"saturdays|sundays|weekends|weekdays)|first thing in the morning|before bed|after lunch|daily|weekly"
+    r"|" + _RATE
 )
 
 
 habit = FirstMatch(re.I)
+
+# Verbs that are an activity on their own ("I run every morning"); any other needs what it is done to
+# or where ("I go like four times a week" says nothing without the gym said before).
+_ACTIVITIES = (
+    r"(?:run|jog|swim|cycle|bike|walk|hike|meditate|pray|cook|bake|read|write|draw|paint|train|stretch|climb|surf|"
+    r"dance|sing|practi[cs]e|study|smoke|drink|work out|exercise|journal|nap|fast)"
+)
 
 
 @habit.rule(
@@ -227,8 +238,20 @@ def _usually(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     return _habit_candidate(ctx, m["act"], m["freq"].lower(), third_person(clause))
 
 
+# Words that say nothing of what a habit is done to: hedges, and pronouns for what was said before.
+_HEDGES = {
+    "like", "about", "around", "roughly", "maybe", "probably", "usually", "at", "least", "most", "almost", "nearly",
+    "them", "it", "that", "those", "these", "one", "ones", "there",
+}  # fmt: skip
+
+
 def _at_times(m: re.Match, clause: str, ctx: Ctx) -> CandidateMemory | None:
     act = re.sub(r"^i\s+", "", m["rest"], flags=re.I)
+    verb, *rest = re.sub(r"^(?:(?:\w+ly|just|also|still|even|now|only|already)\s+)+", "", act.lower()).split() or [""]
+    if not re.fullmatch(_ACTIVITIES, verb) and all(word in _HEDGES for word in rest):
+        return None  # "I go like four times a week": where or what is not said
+    if re.fullmatch(_RATE, m["when"], re.I) and re.fullmatch(r"[a-z]+ed|went|took|began|got|made|did|had", verb):
+        return None  # "started volunteering … once a month": what happened, read by the event rules
     when = m["when"].lower()
     tail = m.groupdict().get("tail") or ""
     return _habit_candidate(ctx, act, when, f"{third_person(m['rest'])} {when}{third_person_rest(tail)}")
@@ -240,7 +263,7 @@ habit.add(r"^(?P<when>" + _WHEN + r")[,]?\s+(?P<rest>i\s+.+)$", _at_times)
 
 # "I run 5k every morning before work".
 habit.add(
-    r"^(?P<rest>i\s+(?!am\b|'m\b|was\b)[a-z]+\b.+?)\s+(?P<when>" + _WHEN + r")"
+    r"^(?P<rest>i\s+(?!am\b|'m\b|was\b)(?:" + _ACTIVITIES + r"\b.*?|[a-z]+\b.+?))\s+(?P<when>" + _WHEN + r")"
     r"(?P<tail>\s+(?:before|after|at|on|in|with|during)\s+[\w' -]{1,30})?$",
     _at_times,
 )

@@ -242,6 +242,16 @@ _ABOUT_ASSISTANT = re.compile(r"\byour?\b", re.I)
 
 
 def extract_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
+    """A clause's candidate; failing that, its first part alone: what follows a statement after a
+    comma is often a remark on it ("I run every morning before work, usually out the door by 6")."""
+    found = _read_clause(clause, ctx)
+    head = re.split(r"\s*[,;]\s+", clause.strip(), maxsplit=1)[0]
+    if found is None and head != clause.strip() and len(head.split()) >= 3:
+        found = _read_clause(head, ctx)
+    return found
+
+
+def _read_clause(clause: str, ctx: Ctx) -> CandidateMemory | None:
     clause = expand_contractions(strip_end(_LEAD_TIME.sub("", _LEAD_FILLER.sub("", clause.strip()))))
     if _DROPPED_I.match(clause) and not _ABOUT_ASSISTANT.search(clause):
         clause = "I " + clause[0].lower() + clause[1:]

@@ -415,8 +415,75 @@ def test_chinese_said_as_people_chat_is_read(line, expected):
     assert (candidate.content, candidate.subject, candidate.value) == expected
 
 
-@pytest.mark.parametrize("line", ["帮我查一下天气。", "在吗？", "我在杭州出差。", "我在开会。", "最近天气好热。"])
+@pytest.mark.parametrize(
+    "line", ["帮我查一下天气。", "在吗？", "我在杭州出差。", "我在开会。", "最近天气好热。", "每周三都打，雷打不动。"]
+)
 def test_chinese_requests_and_moments_are_not_read_as_statements_about_the_user(line):
     # when a request, a greeting or a moment is said without a subject
     # then nothing is kept
     assert extract_candidates(user_says(line), []) == []
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        # a habit whose verb has no object, with a remark after it
+        (
+            "I run every morning before work, usually out the door by 6.",
+            ("User runs every morning before work", "run", "every morning"),
+        ),
+        # how often, said as a rate
+        (
+            "I go to the gym three times a week.",
+            ("User goes to the gym three times a week", "go to the gym", "three times a week"),
+        ),
+        (
+            "I smoke about half a pack a day, trying to cut down but it's hard.",
+            ("User smokes about half a pack a day", "smoke about half a pack", "a day"),
+        ),
+    ],
+)
+def test_english_habits_said_as_people_chat_are_read(line, expected):
+    # when a habit is said with how often, and perhaps a remark after it
+    candidate = one(line)
+
+    # then it is kept as a habit
+    assert (candidate.content, candidate.subject, candidate.value) == expected
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I took a day off.",
+        "I'm fine, thanks.",
+        "Hi, how are you?",
+        "I get them like twice a month.",  # what is got was said before
+    ],
+)
+def test_a_rate_or_a_remark_alone_is_not_a_habit(line):
+    # when nothing about the user's habits is said
+    # then nothing is kept
+    assert extract_candidates(user_says(line), []) == []
+
+
+def test_a_habit_whose_place_was_said_before_is_not_kept_beside_the_statement_that_said_it():
+    # when the user says where, then how often without it
+    candidates = extract_candidates(
+        user_says("I've got a membership at Anytime Fitness and I go like four times a week."), []
+    )
+
+    # then only the membership is kept: "goes like four times a week" says nothing on its own
+    assert [c.content for c in candidates] == ["User has got a membership at Anytime Fitness"]
+
+
+def test_something_started_with_how_often_is_what_happened_not_a_habit():
+    # when the user says they started something, with how often they do it
+    candidate = one("I just started volunteering at a local dog shelter once a month.")
+
+    # then it is the event of starting it, as important as any
+    assert (candidate.content, candidate.category, candidate.importance, candidate.predicate) == (
+        "User started volunteering at a local dog shelter once a month",
+        "fact",
+        0.8,
+        "event",
+    )
