@@ -1,4 +1,5 @@
-"""History below what replaced it: a superseded memory never ranks above the memory that superseded it."""
+"""History below what replaced it: a superseded memory never ranks above the memory that superseded it,
+nor above what was said with that memory in the same conversation."""
 
 from memories.models import MemoryRelation, RelationType
 
@@ -21,6 +22,16 @@ def current_first(*, results: list[dict], owner_id) -> list[dict]:
         replaced_by.setdefault(str(old), set()).add(str(new))
     if not replaced_by:
         return results
+    # "User left Google" supersedes "User works at Google"; "User is at Stripe now", said in the same
+    # conversation, is the new state itself, though nothing links it to the old one.
+    session_of = {r["id"]: r.get("session_id") for r in results if r["type"] == "memory"}
+    said_with: dict[str, set[str]] = {}
+    for r in results:
+        if r["type"] == "memory" and r["status"] == "active" and r.get("session_id"):
+            said_with.setdefault(r["session_id"], set()).add(r["id"])
+    for old_id, new_ids in replaced_by.items():
+        sessions = {session_of[n] for n in new_ids if session_of.get(n)}
+        new_ids |= {other for session in sessions for other in said_with.get(session, ())} - {old_id}
     ordered = list(results)
     # A chain (tea → coffee → tea) settles in at most as many passes as it has links.
     for _ in range(len(replaced_by) + 1):

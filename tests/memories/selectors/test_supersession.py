@@ -2,11 +2,18 @@
 
 from memories.models import MemoryRelation
 from memories.selectors.supersession import current_first
-from tests.factories import MemoryFactory
+from tests.factories import ChatSessionFactory, MemoryFactory
 
 
-def _hit(memory, score):
-    return {"type": "memory", "id": str(memory.pk), "status": memory.status, "score": score, "content": memory.content}
+def _hit(memory, score, session=None):
+    return {
+        "type": "memory",
+        "id": str(memory.pk),
+        "status": memory.status,
+        "score": score,
+        "content": memory.content,
+        "session_id": str(session.pk) if session else None,
+    }
 
 
 def test_a_superseded_memory_moves_just_below_its_replacement(user):
@@ -45,3 +52,51 @@ def test_another_owners_relation_does_not_reorder(user, other_user):
 
     # when put in order, then the order stays
     assert [r["content"] for r in current_first(results=results, owner_id=user.pk)] == ["Old", "New"]
+
+
+def test_a_superseded_memory_also_moves_below_what_was_said_with_its_replacement(user):
+    # given "works at Google" superseded by "left Google", and the new employer said in the same
+    # conversation as the leaving, but linked to nothing; and a hit from another conversation
+    before, after, elsewhere = (
+        ChatSessionFactory(owner=user),
+        ChatSessionFactory(owner=user),
+        ChatSessionFactory(owner=user),
+    )
+    old = MemoryFactory(owner=user, content="User works at Google as a product manager", status="archived")
+    left = MemoryFactory(owner=user, content="User left Google")
+    stripe = MemoryFactory(owner=user, content="User is at Stripe now, same PM role")
+    other = MemoryFactory(owner=user, content="User likes hiking")
+    MemoryRelation.objects.create(owner=user, source=left, target=old, type="supersedes")
+    results = [_hit(left, 0.9, after), _hit(old, 0.85, before), _hit(other, 0.8, elsewhere), _hit(stripe, 0.7, after)]
+
+    # when the results are put in order
+    ordered = current_first(results=results, owner_id=user.pk)
+
+    # then the old employer follows the new one too, and the other conversation's hit keeps its place
+    assert [r["content"] for r in ordered] == [
+        "User left Google",
+        "User likes hiking",
+        "User is at Stripe now, same PM role",
+        "User works at Google as a product manager",
+    ]
+    assert [r["score"] for r in ordered] == [0.9, 0.8, 0.7, 0.7]
+
+
+def test_what_another_conversation_said_does_not_move_a_superseded_memory(user):
+    # given the replacement from one conversation, and a lower hit from another
+    before, after, elsewhere = (
+        ChatSessionFactory(owner=user),
+        ChatSessionFactory(owner=user),
+        ChatSessionFactory(owner=user),
+    )
+    old = MemoryFactory(owner=user, content="User works at Google", status="archived")
+    left = MemoryFactory(owner=user, content="User left Google")
+    other = MemoryFactory(owner=user, content="User likes hiking")
+    MemoryRelation.objects.create(owner=user, source=left, target=old, type="supersedes")
+    results = [_hit(old, 0.9, before), _hit(left, 0.8, after), _hit(other, 0.7, elsewhere)]
+
+    # when the results are put in order
+    ordered = current_first(results=results, owner_id=user.pk)
+
+    # then the old one moves just below its replacement, not below the other conversation's hit
+    assert [r["content"] for r in ordered] == ["User left Google", "User works at Google", "User likes hiking"]
