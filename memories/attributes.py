@@ -12,14 +12,16 @@ another fact, not a correction.
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from memories import updates
 
-# "User's dentist appointment is on the 9th", "User's rent went down to $1,750".
+# "User's dentist appointment is on the 9th", "User's rent's $2,100", "User's rent went down to $1,750".
 _EN_POSSESSIVE = re.compile(
-    r"^(?:the )?user's (?P<attr>[^,;:.!?()]{2,60}?)\s+"
-    r"(?:(?:is|are|was|has been|have been|will be)(?: now| currently| still)?"
-    r"|(?:changed|moved|switched|went (?:up|down)|dropped|fell|rose|increased|decreased|jumped|got (?:moved|changed|"
+    r"^(?:the )?user's (?P<attr>[^,;:.!?()]{2,60}?)"
+    # ("User's wife's birthday …" is another person's thing: a glued 's is a copula only before a value.)
+    r"(?:'s(?=\s+(?:now\s+)?(?-i:[\d$£€A-Z]))|\s+(?:is|are|was|has been|have been|will be)(?: now| currently| still)?"
+    r"|\s+(?:changed|moved|switched|went (?:up|down)|dropped|fell|rose|increased|decreased|jumped|got (?:moved|changed|"
     r"pushed|bumped|raised|lowered|cut)|was (?:moved|changed|pushed|bumped|raised|lowered|cut|reduced|rotated|"
     r"reset|reassigned)|has (?:changed|moved|gone (?:up|down)))(?: back)? to)\s+(?P<value>\S.*)$",
     re.I,
@@ -80,36 +82,43 @@ class Attribute:
     value: str  # as written: "KL907736", "Firefox last week (2026-11-30)"
 
 
-def attribute_of(content: str) -> Attribute | None:
-    """The attribute a memory's text gives a value to, or None when it names none (or one people
-    have several of)."""
+def _reading(content: str) -> tuple[str, str, bool] | None:
+    """(attribute as written, value, Chinese) of the first form the text has, or None."""
     text = content.strip().replace("’", "'")
-    for pattern in (_EN_POSSESSIVE, _EN_AS, _EN_SET):
+    for pattern in (_EN_POSSESSIVE, _EN_AS, _EN_SET, _ZH_POSSESSIVE):
         m = pattern.match(text)
         if m:
-            name = _en_name(m["attr"])
-            value = m["value"].strip()
-            if not name or _SEVERAL.search(name) or "'s" in name or _DESCRIPTION.match(value):
-                return None
-            return Attribute(name, value)
-    m = _ZH_POSSESSIVE.match(text)
-    if m:
-        name = _ZH_ATTR_DROP.sub("", m["attr"].strip())
-        if len(name) < 2 or _ZH_SEVERAL.search(name) or "的" in name:
-            return None
-        return Attribute(name, m["value"].strip())
+            return m["attr"].strip(), m["value"].strip(), pattern is _ZH_POSSESSIVE
     return None
 
 
+# The merge decision asks this of the draft once per neighbour and of every neighbour; extraction, of
+# each candidate beside an attribute update.
+@lru_cache(maxsize=4096)
+def attribute_of(content: str) -> Attribute | None:
+    """The attribute a memory's text gives a value to, or None when it names none (or one people
+    have several of)."""
+    reading = _reading(content)
+    if reading is None:
+        return None
+    attr, value, chinese = reading
+    if chinese:
+        name = _ZH_ATTR_DROP.sub("", attr)
+        if len(name) < 2 or _ZH_SEVERAL.search(name) or "的" in name:
+            return None
+        return Attribute(name, value)
+    name = _en_name(attr)
+    if not name or _SEVERAL.search(name) or "'s" in name or _DESCRIPTION.match(value):
+        return None
+    return Attribute(name, value)
+
+
+@lru_cache(maxsize=4096)
 def names_several(content: str) -> bool:
     """Whether the statement gives a value to something people have several of ("User's friend is
     Tom"): another value is another one of them, not a new value."""
-    text = content.strip().replace("’", "'")
-    m = _EN_POSSESSIVE.match(text) or _EN_AS.match(text) or _EN_SET.match(text)
-    if m:
-        return bool(_SEVERAL.search(m["attr"]))
-    m = _ZH_POSSESSIVE.match(text)
-    return bool(m and _ZH_SEVERAL.search(m["attr"]))
+    reading = _reading(content)
+    return bool(reading) and bool((_ZH_SEVERAL if reading[2] else _SEVERAL).search(reading[0]))
 
 
 def _en_name(attr: str) -> str:
@@ -126,16 +135,11 @@ def new_value(old: Attribute, new: Attribute) -> bool:
     and "at 9am" say two things of one flight), or, without any, the words of the value do."""
     if old.name != new.name:
         return False
-    old_values, new_values = _values(old.value), _values(new.value)
+    old_values, new_values = updates.values(old.value, sentence=False), updates.values(new.value, sentence=False)
     if old_values or new_values:
         return bool(new_values) and not new_values <= old_values and bool(_kinds(old.value) & _kinds(new.value))
     old_terms, new_terms = updates.key_terms(old.value), updates.key_terms(new.value)
     return bool(new_terms) and not new_terms & old_terms
-
-
-def _values(value: str) -> frozenset[str]:
-    # A value's first word is a value too ("Chrome"), not a sentence's subject.
-    return updates.values(f"x {value}")
 
 
 _TIME = re.compile(

@@ -31,12 +31,14 @@ _MONTHS = (
 ).split()
 
 
-def values(text: str) -> frozenset[str]:
-    """The values a sentence carries, case-folded: numbers and identifiers, quoted strings, names."""
+def values(text: str, *, sentence: bool = True) -> frozenset[str]:
+    """The values a sentence carries, case-folded: numbers and identifiers, quoted strings, names
+    (after the first word, a sentence's subject; with sentence=False the text is a value itself,
+    whose first word is a name too: "Chrome")."""
     found = {m.group(0).rstrip(".:").casefold() for m in _NUMBERISH.finditer(text)}
     found |= {m.group(1).strip().casefold() for m in _QUOTED.finditer(text)}
     words = text.split()
-    for m in _NAME.finditer(" ".join(words[1:])):
+    for m in _NAME.finditer(" ".join(words[1:] if sentence else words)):
         word = re.sub(r"'s$", "", m.group(0).rstrip(".,;:!?")).casefold()
         if word not in _NOT_NAMES:
             found.add(word)
@@ -319,7 +321,7 @@ _CUES = [
     # "下周一去腾讯报到": reporting for duty somewhere is starting there.
     # (Not someone the user takes along, "带儿子去学校报到", nor a school or a hospital.)
     _cue(
-        r"^[^带陪送，,]*(?:[，,][^带陪送，,]*)*?(?:去|到|在)(?P<new>(?!学校|大学|学院|幼儿园|医院|派出所|社区)"
+        r"^[^带陪送]*?(?:去|到|在)(?P<new>(?!学校|大学|学院|幼儿园|医院|派出所|社区)"
         r"[^，,。去到在]{2,12}?)(?:入职)?报到",
         "switch",
         "employer",

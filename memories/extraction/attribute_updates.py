@@ -17,7 +17,7 @@ from memories.providers.llm_types import CandidateMemory
 
 # After the attribute's name, what introduces its value: "rent to $1,750", "number is now KL9", "改到3号".
 _EN_INTRO = re.compile(
-    r"^(?:'s|\s)*?\s*(?:(?:is|are|was|'s|has been|will be)\s+(?:now\s+|currently\s+|actually\s+)?"
+    r"^\s*(?:(?:is|are|was|'s|has been|will be)\s+(?:now\s+|currently\s+|actually\s+)?"
     r"|(?:\S+\s+){0,3}?(?:to|into)\s+|:\s*|=\s*|now\s+)(?P<value>.+)$",
     re.I,
 )
@@ -38,9 +38,9 @@ _ZH_PARTICLES = re.compile(r"(?:了|啦|呢|哦|吧)+$")
 
 def attribute_update(sentence: str, ctx: Ctx, known: list[Attribute]) -> CandidateMemory | None:
     """The sentence as the new value of one of the `known` attributes it names, or None."""
-    chinese = is_chinese(sentence)
+    chinese, lowered = is_chinese(sentence), sentence.casefold()
     for attribute in known:
-        if chinese != is_chinese(attribute.name):
+        if chinese != is_chinese(attribute.name) or attribute.name not in lowered:
             continue
         value = _value_after(sentence, attribute.name, chinese=chinese)
         if not value:

@@ -17,6 +17,7 @@ from memories.attributes import Attribute, attribute_of, names_several, new_valu
         ("User switched their browser to Firefox last week", Attribute("browser", "Firefox last week")),
         ("User's parking spot at the office is P2-17", Attribute("parking spot", "P2-17")),
         ("User's rent went down to $1,750", Attribute("rent", "$1,750")),
+        ("User's rent's $2,100 now", Attribute("rent", "$2,100 now")),
         ("User's new home address is 48 Pine Avenue", Attribute("home address", "48 Pine Avenue")),
         ("用户的信用卡还款日是每月15号", Attribute("信用卡还款日", "每月15号")),
         ("用户的信用卡还款日改到3号了", Attribute("信用卡还款日", "3号了")),

@@ -69,3 +69,12 @@ def test_without_known_memories_such_a_sentence_is_not_read_as_an_update():
 
     # then no sentence rule keeps it
     assert candidates == []
+
+
+def test_a_new_value_the_sentence_rules_read_already_is_kept_once():
+    # given the rent remembered
+    # when the user gives it a new value in words a sentence rule reads
+    candidates = extract_candidates(user_says("My rent's $2,100 now."), known=KNOWN)
+
+    # then that reading is the only candidate: no second one for the same attribute
+    assert [c.content for c in candidates] == ["User's rent's $2,100 now"]

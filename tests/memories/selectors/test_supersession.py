@@ -16,6 +16,14 @@ def _hit(memory, score, session=None):
     }
 
 
+def _replaced(user, old_text: str, new_text: str):
+    """An archived memory and the memory that superseded it."""
+    old = MemoryFactory(owner=user, content=old_text, status="archived")
+    new = MemoryFactory(owner=user, content=new_text)
+    MemoryRelation.objects.create(owner=user, source=new, target=old, type="supersedes")
+    return old, new
+
+
 def test_a_superseded_memory_moves_just_below_its_replacement(user):
     # given an archived memory superseded by a newer one, ranked above it, and an unrelated hit
     old = MemoryFactory(owner=user, content="User works at Alibaba", status="archived")
@@ -57,16 +65,10 @@ def test_another_owners_relation_does_not_reorder(user, other_user):
 def test_a_superseded_memory_also_moves_below_what_was_said_with_its_replacement(user):
     # given "works at Google" superseded by "left Google", and the new employer said in the same
     # conversation as the leaving, but linked to nothing; and a hit from another conversation
-    before, after, elsewhere = (
-        ChatSessionFactory(owner=user),
-        ChatSessionFactory(owner=user),
-        ChatSessionFactory(owner=user),
-    )
-    old = MemoryFactory(owner=user, content="User works at Google as a product manager", status="archived")
-    left = MemoryFactory(owner=user, content="User left Google")
+    before, after, elsewhere = (ChatSessionFactory(owner=user) for _ in range(3))
+    old, left = _replaced(user, "User works at Google as a product manager", "User left Google")
     stripe = MemoryFactory(owner=user, content="User is at Stripe now, same PM role")
     other = MemoryFactory(owner=user, content="User likes hiking")
-    MemoryRelation.objects.create(owner=user, source=left, target=old, type="supersedes")
     results = [_hit(left, 0.9, after), _hit(old, 0.85, before), _hit(other, 0.8, elsewhere), _hit(stripe, 0.7, after)]
 
     # when the results are put in order
@@ -84,15 +86,9 @@ def test_a_superseded_memory_also_moves_below_what_was_said_with_its_replacement
 
 def test_what_another_conversation_said_does_not_move_a_superseded_memory(user):
     # given the replacement from one conversation, and a lower hit from another
-    before, after, elsewhere = (
-        ChatSessionFactory(owner=user),
-        ChatSessionFactory(owner=user),
-        ChatSessionFactory(owner=user),
-    )
-    old = MemoryFactory(owner=user, content="User works at Google", status="archived")
-    left = MemoryFactory(owner=user, content="User left Google")
+    before, after, elsewhere = (ChatSessionFactory(owner=user) for _ in range(3))
+    old, left = _replaced(user, "User works at Google", "User left Google")
     other = MemoryFactory(owner=user, content="User likes hiking")
-    MemoryRelation.objects.create(owner=user, source=left, target=old, type="supersedes")
     results = [_hit(old, 0.9, before), _hit(left, 0.8, after), _hit(other, 0.7, elsewhere)]
 
     # when the results are put in order
